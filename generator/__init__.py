@@ -1,0 +1,3 @@
+"""The agent-import generator: fetch, inspect, design, render, validate."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,119 @@
+"""The typed values handed from one pipeline step to the next.
+
+``fetch`` returns a ``Source``; ``inspect`` returns an ``Inspection``. These models are the public
+contract of ``agent-import inspect --json``: keys here stay stable (new ones may be added), and
+``INSPECTION_VERSION`` changes when a key changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+INSPECTION_VERSION = 1
+
+ExportKind = Literal["compiled_graph", "factory", "prebuilt", "entrypoint", "unresolvable"]
+StateStyle = Literal["TypedDict", "dataclass", "pydantic", "MessagesState", "library", "unknown"]
+NodeTarget = Literal["function", "ToolNode", "subgraph", "method", "lambda", "unknown"]
+Strategy = Literal["wrapper", "subgraph", "port"]
+
+
+class Model(BaseModel):
+    """Base for every boundary model: unknown keys are an error, not silently kept."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Source(Model):
+    """Where the agent came from, pinned to a commit when it is a git repository."""
+
+    url: str = Field(description="The URL or path the user gave.")
+    path: str = Field(description="The local folder the agent was read from.")
+    ref: str | None = None
+    commit: str | None = Field(default=None, description="Resolved commit sha, if a git repo.")
+    dirty: bool = Field(default=False, description="A local git folder had uncommitted changes.")
+    is_remote: bool = False
+
+
+class Warning_(Model):
+    """Something that cannot be known statically, pinned to where it was seen."""
+
+    file: str
+    line: int | None = None
+    message: str
+
+
+class StateField(Model):
+    name: str
+    type: str = Field(description="The annotation as written in the source.")
+    reducer: str | None = None
+    default: str | None = Field(default=None, description="Default value as written, if any.")
+    inherited_from: str | None = Field(default=None, description="Class it was declared on.")
+
+
+class StateSchema(Model):
+    name: str
+    style: StateStyle
+    file: str | None = None
+    fields: list[StateField] = Field(default_factory=list)
+
+
+class Node(Model):
+    name: str
+    target: NodeTarget
+    target_name: str | None = Field(default=None, description="The callable's name as written.")
+    returns: list[str] | None = Field(default=None, description="Keys returned; None if unknown.")
+    line: int | None = None
+
+
+class Edge(Model):
+    source: str
+    target: str
+    conditional: bool = False
+    condition: str | None = None
+
+
+class FactorySignature(Model):
+    params: list[str] = Field(default_factory=list)
+    is_async: bool = False
+
+
+class Graph(Model):
+    graph_id: str
+    file: str = Field(description="Graph file, relative to the langgraph.json folder.")
+    export: str = Field(description="The exported variable or function name.")
+    export_kind: ExportKind
+    export_reason: str | None = Field(default=None, description="Why, when unresolvable.")
+    factory: FactorySignature | None = None
+    prebuilt: str | None = Field(default=None, description="e.g. create_react_agent.")
+    state: StateSchema | None = None
+    input_schema: StateSchema | None = None
+    output_schema: StateSchema | None = None
+    context_schema: StateSchema | None = None
+    nodes: list[Node] | None = None
+    edges: list[Edge] = Field(default_factory=list)
+    compile_name: str | None = None
+    structured_output: list[StateSchema] = Field(default_factory=list)
+    input_is_messages: bool = False
+    strategy: Strategy = "port"
+    strategy_reason: str = ""
+
+
+class Dependency(Model):
+    name: str
+    spec: str = Field(description="The requirement as written, e.g. 'langchain-openai>=0.2'.")
+    origin: str = Field(description="File it came from, e.g. 'pyproject.toml'.")
+
+
+class Inspection(Model):
+    version: int = INSPECTION_VERSION
+    source: Source
+    config_file: str = Field(description="langgraph.json, relative to the source root.")
+    config_extra_keys: list[str] = Field(default_factory=list)
+    python_version: str | None = None
+    env: str | dict[str, str] | None = None
+    graphs: list[Graph]
+    dependencies: list[Dependency] = Field(default_factory=list)
+    readme_excerpt: str = ""
+    warnings: list[Warning_] = Field(default_factory=list)

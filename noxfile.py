@@ -1,0 +1,44 @@
+"""Every task a developer or CI runs. ``python3 dev.py SESSION`` bootstraps nox and runs one."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["lint", "tests"]
+
+PYTHON = None  # the interpreter nox itself runs on (>= 3.11)
+
+
+def install(session: nox.Session, extras: str = "dev") -> None:
+    """Install this project (editable) with the given extras into the session's venv."""
+    session.install("-e", f".[{extras}]")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The whole test suite (offline; Bedrock is faked)."""
+    install(session)
+    session.run("pytest", *session.posargs, env={"AWS_EC2_METADATA_DISABLED": "true"})
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """pre-commit on every file: ruff, ruff-format, mypy, JSON/YAML and merge-conflict checks."""
+    install(session)
+    session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job on the embedded default: a scripted conversation through the runtime."""
+    install(session)
+    session.run("a2ui-runtime", "demo", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks: print figures (no pass/fail)."""
+    install(session)
+    session.run("python", "-m", "bench", *session.posargs)

@@ -1,0 +1,1 @@
+"""The lean A2UI runtime: plugin discovery and WebSocket sessions."""

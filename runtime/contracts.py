@@ -1,0 +1,140 @@
+"""The contracts between the runtime, its plugins and its clients.
+
+Three shapes cross a boundary here:
+
+* ``CommonState`` is the LangGraph state every plugin graph runs on. A plugin keeps its own fields
+  under ``state["domain"][plugin_id]`` so two plugins never collide.
+* ``ServerEvent`` is what a graph node appends to ``outbox``; the runtime delivers the outbox to the
+  client after the run (see ``runtime.outbox``).
+* ``Envelope`` is the JSON frame on the WebSocket, in both directions.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["voice", "text"]
+
+SERVER_EVENT_TYPES = (
+    "server.a2ui.patch",
+    "server.voice.say",
+    "server.transcript.final",
+    "server.agent.thinking",
+    "server.error",
+    "server.audit.event",
+)
+ServerEventType = Literal[
+    "server.a2ui.patch",
+    "server.voice.say",
+    "server.transcript.final",
+    "server.agent.thinking",
+    "server.error",
+    "server.audit.event",
+]
+ClientMessageType = Literal[
+    "client.transcript.final",
+    "client.ui.action",
+    "client.mode.update",
+]
+
+
+class ServerEventDict(TypedDict):
+    """A server event as it sits in the graph state (plain data, checkpointer friendly)."""
+
+    type: str
+    payload: dict[str, Any]
+
+
+def merge_outbox(
+    left: list[ServerEventDict] | None, right: list[ServerEventDict] | None
+) -> list[ServerEventDict]:
+    """Reducer for ``outbox``: nodes append; writing ``None`` clears it (the runtime does, per turn)."""
+    if right is None:
+        return []
+    return [*(left or []), *right]
+
+
+class PendingAction(TypedDict):
+    """A button click waiting for the graph: ``id`` is always ``<plugin_id>.<action>``."""
+
+    id: str
+    data: dict[str, Any]
+
+
+class CommonState(TypedDict, total=False):
+    """The state every plugin graph runs on; the runtime's checkpointer keeps it per session."""
+
+    mode: Mode
+    device: str
+    transcript: str
+    messages: Annotated[list[AnyMessage], add_messages]
+    ui: dict[str, Any]
+    errors: list[str]
+    pendingAction: PendingAction | None
+    outbox: Annotated[list[ServerEventDict], merge_outbox]
+    meta: dict[str, Any]
+    domain: dict[str, dict[str, Any]]
+    state_version: int
+
+
+class ServerEvent(BaseModel):
+    """One event the runtime sends to a client."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: ServerEventType
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class Envelope(BaseModel):
+    """A WebSocket frame: ``{type, ts, sessionId, payload}``; clients may omit ``ts``/``sessionId``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    ts: float = Field(default_factory=time.time)
+    sessionId: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class TranscriptFinal(BaseModel):
+    """Payload of ``client.transcript.final``: what the user said or typed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[str, Field(min_length=1, max_length=4000)]
+
+
+class UiAction(BaseModel):
+    """Payload of ``client.ui.action``: a button click, ``actionId`` namespaced by plugin."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    actionId: Annotated[str, Field(min_length=1, max_length=200)]
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ModeUpdate(BaseModel):
+    """Payload of ``client.mode.update``: voice or text, and the device the user is on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode
+    device: str = "web"
+
+
+CLIENT_PAYLOADS: dict[str, type[BaseModel]] = {
+    "client.transcript.final": TranscriptFinal,
+    "client.ui.action": UiAction,
+    "client.mode.update": ModeUpdate,
+}
+
+
+def event(type_: ServerEventType, **payload: Any) -> ServerEventDict:
+    """Build an outbox entry; nodes return ``{"outbox": [event(...), ...]}``."""
+    return {"type": type_, "payload": payload}

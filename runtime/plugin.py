@@ -1,0 +1,94 @@
+"""``PluginBase``: what a plugin folder must provide for the runtime to serve it.
+
+A plugin is a package under ``runtime/plugins/<plugin_id>/``: a cheap ``__init__.py`` manifest and a
+``plugin.py`` holding one ``PluginBase`` subclass. The runtime compiles the graph a plugin builds
+with its own checkpointer, so plugins never pick their persistence.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+from langgraph.graph import StateGraph
+from pydantic import BaseModel, ConfigDict, Field
+
+from runtime.contracts import CommonState, Mode
+
+PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+
+
+class Capabilities(BaseModel):
+    """What a plugin tells clients and tools about itself."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    description: str = ""
+    actions: list[str] = Field(default_factory=list, description="Namespaced action ids.")
+    modes: list[Mode] = Field(default_factory=lambda: ["voice", "text"])
+    screens: list[str] = Field(default_factory=list)
+
+
+class PluginBase(ABC):
+    """Base class of every plugin; subclasses set the class attributes and build a graph."""
+
+    plugin_id: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str] = ""
+    state_version: ClassVar[int] = 1
+    #: Short action names (without the ``<plugin_id>.`` prefix) this plugin accepts.
+    actions: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def folder(self) -> Path:
+        """The plugin's folder, where ``screens/`` lives."""
+        module = __import__(type(self).__module__, fromlist=["__file__"])
+        return Path(module.__file__ or ".").resolve().parent
+
+    def initial_domain_state(self) -> dict[str, Any]:
+        """The plugin's own fields, stored under ``state["domain"][plugin_id]``."""
+        return {}
+
+    def create_initial_state(self) -> CommonState:
+        """The state a new session starts from."""
+        return CommonState(
+            mode="voice",
+            device="web",
+            transcript="",
+            messages=[],
+            ui={},
+            errors=[],
+            pendingAction=None,
+            outbox=[],
+            meta={},
+            domain={self.plugin_id: self.initial_domain_state()},
+            state_version=self.state_version,
+        )
+
+    @abstractmethod
+    def build_graph(self) -> StateGraph[Any]:
+        """Return the *uncompiled* graph over ``CommonState``; the runtime compiles it."""
+
+    def action_id(self, action: str) -> str:
+        """The namespaced id of one of this plugin's actions."""
+        return f"{self.plugin_id}.{action}"
+
+    def validate_action(self, action_id: str, data: dict[str, Any]) -> str | None:
+        """Return why an action is refused, or ``None`` to accept it. ``action_id`` is namespaced."""
+        if action_id not in {self.action_id(a) for a in self.actions}:
+            return f"unknown action {action_id!r} for agent {self.plugin_id!r}"
+        return None
+
+    def capabilities(self) -> Capabilities:
+        """Describe the plugin; screens are the files under ``screens/``."""
+        screens_dir = self.folder / "screens"
+        screens = sorted(p.stem for p in screens_dir.glob("*.json")) if screens_dir.is_dir() else []
+        return Capabilities(
+            title=self.title,
+            description=self.description,
+            actions=[self.action_id(a) for a in self.actions],
+            screens=screens,
+        )

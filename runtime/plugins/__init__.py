@@ -1,0 +1,1 @@
+"""Plugin folders: every sub-package here is discovered at start-up."""
