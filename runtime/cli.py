@@ -1,0 +1,143 @@
+"""``a2ui-runtime``: serve the plugins, list them, or play a scripted demo conversation."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import uvicorn
+from pydantic import ValidationError
+
+from runtime.demo import run_demo
+from runtime.discovery import discover
+from runtime.logging import configure_logging
+from runtime.server import create_app
+from runtime.serving import uvicorn_config
+from runtime.settings import Settings
+from runtime.wire import describe
+
+PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings(
+            host=getattr(args, "host", "127.0.0.1"),
+            port=getattr(args, "port", 8000),
+            plugins_dir=args.plugins_dir,
+            checkpointer=getattr(args, "checkpointer", "memory"),
+            audit_file=getattr(args, "audit_file", None),
+            log_level=args.log_level or args.log_level_default,
+        )
+    except ValidationError as exc:
+        print(f"a2ui-runtime: error: {describe(exc)}", file=sys.stderr)
+        return 2
+    configure_logging(settings.log_level)
+    code: int = args.func(args, settings)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="a2ui-runtime",
+        description="The lean A2UI runtime: discovers the plugins in runtime/plugins/ and serves "
+        "voice-first sessions over a WebSocket (/ws?agent=<plugin_id>).",
+    )
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--plugins-dir",
+        type=Path,
+        default=os.environ.get(PLUGINS_DIR_ENV) or None,
+        metavar="DIR",
+        help=f"folder of plugin packages (default: ${PLUGINS_DIR_ENV} or runtime/plugins/)",
+    )
+    common.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="server log level (default: INFO; WARNING for plugins and demo)",
+    )
+
+    serve = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="serve the plugins over HTTP and WebSocket",
+        description="Serve every discovered plugin: GET /health, GET /plugins, and WebSocket "
+        "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text].",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port; 0 picks one (default: 8000)")
+    serve.add_argument(
+        "--checkpointer",
+        default="memory",
+        metavar="memory|sqlite:PATH",
+        help="where sessions live: 'memory' (default) or 'sqlite:PATH', which survives restarts: "
+        "a client reconnecting with ?sessionId=<id> resumes its session",
+    )
+    serve.add_argument(
+        "--audit-file",
+        type=Path,
+        metavar="FILE",
+        help="append audit events (server.audit.event) to this JSON-lines file",
+    )
+    serve.set_defaults(func=serve_command, log_level_default="INFO")
+
+    plugins = commands.add_parser(
+        "plugins",
+        parents=[common],
+        help="list the plugins found and the broken ones with the reason",
+        description="List the discovered plugins (title, actions) and the folders that failed to "
+        "load, with the reason. Always exits 0: a broken plugin does not stop the runtime.",
+    )
+    plugins.add_argument("--json", action="store_true", help="print the same JSON as GET /plugins")
+    plugins.set_defaults(func=plugins_command, log_level_default="WARNING")
+
+    demo = commands.add_parser(
+        "demo",
+        parents=[common],
+        help="play a scripted conversation and print what a client receives",
+        description="Start the runtime on a free port of 127.0.0.1, play the agent's scripted "
+        "conversation over a WebSocket and print the voice lines, transcripts and screens a "
+        "client receives. Exits non-zero if any turn fails.",
+    )
+    demo.add_argument("--agent", default="mortgage", help="plugin to talk to (default: mortgage)")
+    demo.add_argument("--text", action="store_true", help="text mode: voice lines are suppressed")
+    demo.set_defaults(func=demo_command, log_level_default="WARNING")
+    return parser
+
+
+def serve_command(args: argparse.Namespace, settings: Settings) -> int:
+    uvicorn.Server(uvicorn_config(create_app(settings), settings)).run()
+    return 0
+
+
+def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
+    report = discover(settings.plugins_dir).report()
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    for plugin_id, capabilities in report.plugins.items():
+        print(f"{plugin_id}  {capabilities.title}")
+        print(f"    actions: {', '.join(capabilities.actions) or '(none)'}")
+    if not report.plugins:
+        print("no plugins found")
+    for plugin_id, reason in report.broken.items():
+        print(f"{plugin_id}  BROKEN: {reason}")
+    return 0
+
+
+def demo_command(args: argparse.Namespace, settings: Settings) -> int:
+    return run_demo(
+        args.agent, text_mode=args.text, plugins_dir=settings.plugins_dir, out=sys.stdout
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

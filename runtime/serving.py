@@ -1,0 +1,60 @@
+"""Running the app under uvicorn: from the CLI, or in a background thread (demo, tests)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import uvicorn
+from fastapi import FastAPI
+
+from runtime.settings import Settings
+
+STARTUP_TIMEOUT_S = 30.0
+
+
+def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
+    """uvicorn options shared by every way of serving the app.
+
+    ``log_config=None`` keeps uvicorn's loggers on the single handler of ``configure_logging``.
+    The frame limit sits above ``max_message_bytes`` so a moderately oversized message gets a
+    ``server.error`` (and the session goes on) while a huge one is cut off by the transport.
+    """
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        log_level=settings.log_level.lower(),
+        ws_max_size=max(4 * settings.max_message_bytes, 1024 * 1024),
+    )
+
+
+@contextmanager
+def serve_in_thread(app: FastAPI, settings: Settings) -> Iterator[str]:
+    """Serve ``app`` in a daemon thread; yield ``host:port`` once it accepts connections."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((settings.host, settings.port))
+    host, port = sock.getsockname()[:2]
+    server = uvicorn.Server(uvicorn_config(app, settings))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise RuntimeError("the runtime server failed to start (see the log above)")
+        time.sleep(0.01)
+    try:
+        yield f"{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=STARTUP_TIMEOUT_S)
+        sock.close()

@@ -1,0 +1,91 @@
+"""Fixtures for runtime tests: plugin folders in tmp dirs and a real uvicorn on 127.0.0.1."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+
+FIXTURE_PLUGINS = Path(__file__).parent / "plugin_fixtures"
+
+#: Folders that break the plugin contract in different ways: name -> {file: source}.
+BROKEN_PLUGINS: dict[str, dict[str, str]] = {
+    "bad_import": {"__init__.py": "", "plugin.py": "import does_not_exist_anywhere\n"},
+    "bad_syntax": {"__init__.py": "", "plugin.py": "def oops(:\n"},
+    "wrong_id": {
+        "__init__.py": "",
+        "plugin.py": (
+            "from runtime.plugin import PluginBase\n"
+            "class Wrong(PluginBase):\n"
+            "    plugin_id = 'something_else'\n"
+            "    title = 'Wrong'\n"
+            "    def build_graph(self):\n"
+            "        raise NotImplementedError\n"
+        ),
+    },
+}
+
+
+def _write_plugin(folder: Path, name: str, files: dict[str, str]) -> Path:
+    """Write one plugin folder of ``files`` under ``folder``."""
+    target = folder / name
+    target.mkdir(parents=True, exist_ok=True)
+    for filename, text in files.items():
+        (target / filename).write_text(text)
+    return target
+
+
+PluginWriter = Callable[[Path, str, dict[str, str]], Path]
+
+
+@pytest.fixture
+def write_plugin() -> PluginWriter:
+    """``write_plugin(folder, name, {file: source})`` writes a plugin folder."""
+    return _write_plugin
+
+
+def make_plugins_dir(root: Path, *, broken: bool = True) -> Path:
+    """A plugins folder with ``echo`` and ``boom`` (and, if asked, the broken folders)."""
+    folder = root / "plugins"
+    for plugin in ("echo", "boom"):
+        shutil.copytree(FIXTURE_PLUGINS / plugin, folder / plugin)
+    for name, files in BROKEN_PLUGINS.items() if broken else ():
+        _write_plugin(folder, name, files)
+    return folder
+
+
+@pytest.fixture
+def plugins_dir(tmp_path: Path) -> Path:
+    return make_plugins_dir(tmp_path)
+
+
+ServerFactory = Callable[..., AbstractContextManager[str]]
+
+
+@pytest.fixture
+def start_server(plugins_dir: Path) -> ServerFactory:
+    """Start a server (a context manager yielding ``host:port``); settings override defaults."""
+
+    def start(**overrides: Any) -> AbstractContextManager[str]:
+        callbacks = overrides.pop("callbacks", [])
+        settings = Settings(
+            port=0, plugins_dir=plugins_dir, default_agent="echo", log_level="DEBUG", **overrides
+        )
+        return serve_in_thread(create_app(settings, callbacks=callbacks), settings)
+
+    return start
+
+
+@pytest.fixture
+def server(start_server: ServerFactory) -> Iterator[str]:
+    """``host:port`` of a running server over the fixture plugins (memory checkpointer)."""
+    with start_server() as address:
+        yield address

@@ -1,0 +1,1 @@
+"""Boom: fails on demand; a test plugin."""

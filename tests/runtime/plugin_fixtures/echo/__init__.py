@@ -1,0 +1,3 @@
+"""Echo: repeats what it hears; a test plugin."""
+
+PLUGIN_ID = "echo"

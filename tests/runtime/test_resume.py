@@ -1,0 +1,64 @@
+"""Resuming a session by id: across a server restart with SQLite, and what is re-sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from runtime.client import RuntimeClient
+
+
+def test_a_sqlite_session_survives_a_restart(start_server: Any, tmp_path: Path) -> None:
+    checkpointer = f"sqlite:{tmp_path / 'sessions.sqlite'}"
+    with start_server(checkpointer=checkpointer) as address:
+        with RuntimeClient(address, agent="echo") as client:
+            client.receive_turn()
+            client.say("remember me")
+        session_id = client.session_id
+    with start_server(checkpointer=checkpointer) as address:
+        with RuntimeClient(address, agent="echo", session_id=session_id) as resumed:
+            redraw = [resumed.receive() for _ in range(3)]
+            frames = resumed.say("and now")
+    kinds = [next(k for k in f["payload"] if k != "version") for f in redraw]
+    assert kinds == ["createSurface", "updateComponents", "updateDataModel"]
+    assert redraw[2]["payload"]["updateDataModel"]["value"] == {"heard": "remember me", "turns": 2}
+    assert frames[1]["payload"]["text"] == "and now turn 3"
+    assert {f["sessionId"] for f in [*redraw, *frames]} == {session_id}
+
+
+def test_the_memory_checkpointer_forgets_on_restart(start_server: Any) -> None:
+    with start_server() as address, RuntimeClient(address, agent="echo") as client:
+        client.receive_turn()
+    with start_server() as address:
+        with RuntimeClient(address, agent="echo", session_id=client.session_id) as again:
+            assert again.receive_turn()[1]["payload"]["text"] == "welcome turn 1"
+
+
+def test_a_plugin_without_a_kept_screen_redraws_with_an_empty_turn(server: str) -> None:
+    with RuntimeClient(server, agent="boom") as client:
+        client.receive_turn()
+        client.say("first")
+    with RuntimeClient(server, agent="boom", session_id=client.session_id) as resumed:
+        frames = resumed.receive_turn()
+    assert [f["payload"] for f in frames[1:-1]] == [{"text": "ok: ready"}]
+
+
+def test_a_session_of_another_agent_is_refused(server: str) -> None:
+    with RuntimeClient(server, agent="echo") as client:
+        client.receive_turn()
+    with RuntimeClient(server, agent="boom", session_id=client.session_id) as other:
+        with pytest.raises(ConnectionClosed) as caught:
+            other.receive()
+    assert caught.value.rcvd is not None
+    assert caught.value.rcvd.code == 4002
+    assert caught.value.rcvd.reason == f"session {client.session_id} belongs to another agent"
+
+
+def test_a_client_chosen_session_id_starts_a_new_session(server: str) -> None:
+    with RuntimeClient(server, agent="echo", session_id="my-session.1") as client:
+        frames = client.receive_turn()
+    assert frames[1]["payload"]["text"] == "welcome turn 1"
+    assert {f["sessionId"] for f in frames} == {"my-session.1"}
