@@ -18,10 +18,12 @@ def test_a_sqlite_session_survives_a_restart(start_server: Any, tmp_path: Path) 
             client.receive_turn()
             client.say("remember me")
         session_id = client.session_id
-    with start_server(checkpointer=checkpointer) as address:
-        with RuntimeClient(address, agent="echo", session_id=session_id) as resumed:
-            redraw = [resumed.receive() for _ in range(3)]
-            frames = resumed.say("and now")
+    with (
+        start_server(checkpointer=checkpointer) as address,
+        RuntimeClient(address, agent="echo", session_id=session_id) as resumed,
+    ):
+        redraw = [resumed.receive() for _ in range(3)]
+        frames = resumed.say("and now")
     kinds = [next(k for k in f["payload"] if k != "version") for f in redraw]
     assert kinds == ["createSurface", "updateComponents", "updateDataModel"]
     assert redraw[2]["payload"]["updateDataModel"]["value"] == {"heard": "remember me", "turns": 2}
@@ -32,9 +34,11 @@ def test_a_sqlite_session_survives_a_restart(start_server: Any, tmp_path: Path) 
 def test_the_memory_checkpointer_forgets_on_restart(start_server: Any) -> None:
     with start_server() as address, RuntimeClient(address, agent="echo") as client:
         client.receive_turn()
-    with start_server() as address:
-        with RuntimeClient(address, agent="echo", session_id=client.session_id) as again:
-            assert again.receive_turn()[1]["payload"]["text"] == "welcome turn 1"
+    with (
+        start_server() as address,
+        RuntimeClient(address, agent="echo", session_id=client.session_id) as again,
+    ):
+        assert again.receive_turn()[1]["payload"]["text"] == "welcome turn 1"
 
 
 def test_a_plugin_without_a_kept_screen_redraws_with_an_empty_turn(server: str) -> None:
@@ -49,9 +53,11 @@ def test_a_plugin_without_a_kept_screen_redraws_with_an_empty_turn(server: str) 
 def test_a_session_of_another_agent_is_refused(server: str) -> None:
     with RuntimeClient(server, agent="echo") as client:
         client.receive_turn()
-    with RuntimeClient(server, agent="boom", session_id=client.session_id) as other:
-        with pytest.raises(ConnectionClosed) as caught:
-            other.receive()
+    with (
+        RuntimeClient(server, agent="boom", session_id=client.session_id) as other,
+        pytest.raises(ConnectionClosed) as caught,
+    ):
+        other.receive()
     assert caught.value.rcvd is not None
     assert caught.value.rcvd.code == 4002
     assert caught.value.rcvd.reason == f"session {client.session_id} belongs to another agent"

@@ -1,4 +1,4 @@
-"""A plugin that answers every turn with two voice lines, an audit event, a screen and a transcript."""
+"""Answers every turn with two voice lines, an audit event, a screen and a transcript."""
 
 from __future__ import annotations
 
