@@ -24,6 +24,7 @@ class Offer(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    property_value: int
     loan: int
     ltv: Decimal
     quotes: tuple[Quote, ...]
@@ -74,11 +75,11 @@ def advise(facts: Facts) -> Offer | Refusal:
     eligible = [p for p in load_products() if p.max_ltv >= ltv]
     quotes = sorted(
         (quote(p, loan, term) for p in eligible if deal.matches(p.deal)),
-        key=lambda q: (q.comparison_cost, q.product.rate),
+        key=lambda q: (q.monthly_with_fee, q.product.rate),
     )
     if not quotes:
         return Refusal(title=f"No {deal.label} available", message=_alternatives(deal, ltv))
-    return Offer(loan=loan, ltv=ltv, quotes=tuple(quotes[:OFFER_SIZE]))
+    return Offer(property_value=value, loan=loan, ltv=ltv, quotes=tuple(quotes[:OFFER_SIZE]))
 
 
 def _alternatives(deal: Deal, ltv: Decimal) -> str:

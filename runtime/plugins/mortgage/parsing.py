@@ -155,7 +155,7 @@ def parse_facts(text: str, missing: Sequence[FactName] = ()) -> Facts:
     term = terms[-1] if terms else None
     for match in _read((_BARE_YEARS,), text, taken):
         years = to_int(match.group("n"))
-        if deal is None and missing[:1] == ("deal",) and years <= _LONGEST_FIX:
+        if deal is None and missing and missing[0] == "deal" and years <= _LONGEST_FIX:
             deal = Deal(kind="fixed", years=years)
         elif term is None:
             term = years

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.plugins.mortgage.facts import Deal
-from runtime.plugins.mortgage.finance import monthly_payment
+from runtime.plugins.mortgage.finance import PENNY, monthly_payment
 
 PRODUCTS_FILE = Path(__file__).with_name("products.json")
 
@@ -45,8 +45,9 @@ class Quote(BaseModel):
     product: Product
     monthly: Decimal
     total_repayable: Decimal
-    #: Payments over the deal's initial period plus the fee: what "best value" compares.
-    comparison_cost: Decimal
+    #: The monthly payment with the fee spread over the deal's initial period: "best value" is
+    #: the lowest, which compares deals of different lengths fairly.
+    monthly_with_fee: Decimal
 
 
 @cache
@@ -68,5 +69,5 @@ def quote(product: Product, loan: int, term_years: int) -> Quote:
         product=product,
         monthly=monthly,
         total_repayable=monthly * term_years * 12 + product.fee,
-        comparison_cost=monthly * months + product.fee,
+        monthly_with_fee=(monthly + Decimal(product.fee) / months).quantize(PENNY, ROUND_HALF_UP),
     )

@@ -87,7 +87,7 @@ def test_offer_is_filtered_by_deal_and_ltv_best_value_first() -> None:
         assert q.product.deal == FIVE_YEAR_FIX and q.product.max_ltv >= 62.5
         assert q.monthly == monthly_payment(250_000, q.product.rate, 25)
         assert q.total_repayable == q.monthly * 300 + q.product.fee
-    costs = [q.comparison_cost for q in offer.quotes]
+    costs = [q.monthly_with_fee for q in offer.quotes]
     assert costs == sorted(costs)
 
 

@@ -163,6 +163,7 @@ def test_bare_amounts_answer_the_missing_questions_in_order() -> None:
 
 def test_bare_years_answer_the_deal_question_only_when_it_was_asked() -> None:
     assert said("5 years", ("deal", "term_years")) == {"deal": fix(5)}
+    assert parse_facts("two years", ["deal"]).deal == Deal(kind="fixed", years=2)
     assert said("5 years", ("term_years",)) == {"term_years": 5}
     assert said("25 years", ("deal", "term_years")) == {"term_years": 25}  # no 25-year fixes
 
