@@ -89,3 +89,11 @@ def server(start_server: ServerFactory) -> Iterator[str]:
     """``host:port`` of a running server over the fixture plugins (memory checkpointer)."""
     with start_server() as address:
         yield address
+
+
+@pytest.fixture
+def real_server() -> Iterator[str]:
+    """``host:port`` of a server over the project's own plugins (``runtime/plugins/``)."""
+    settings = Settings(port=0, log_level="DEBUG")
+    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+        yield address

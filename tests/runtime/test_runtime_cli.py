@@ -1,0 +1,104 @@
+"""``a2ui-runtime``: plugins listing, demo, help and bad flags."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from runtime.cli import main
+
+
+@pytest.fixture(autouse=True)
+def restore_root_logger() -> Iterator[None]:
+    """``main`` configures logging for the process; give the next test its logging back."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def test_plugins_lists_the_good_and_the_broken(
+    plugins_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plugins", "--plugins-dir", str(plugins_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "echo  Echo\n    actions: echo.press\n" in out
+    assert "boom  Boom\n    actions: (none)\n" in out
+    assert (
+        "bad_import  BROKEN: ModuleNotFoundError: No module named 'does_not_exist_anywhere'" in out
+    )
+    assert "wrong_id  BROKEN: plugin_id 'something_else' must equal the folder name" in out
+
+
+def test_plugins_json_and_the_environment_variable(
+    plugins_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("A2UI_PLUGINS_DIR", str(plugins_dir))
+    assert main(["plugins", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(report["plugins"]) == ["boom", "echo"]
+    assert sorted(report["broken"]) == ["bad_import", "bad_syntax", "wrong_id"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "--checkpointer", "redis:x"], "checkpointer must be 'memory' or 'sqlite:PATH'"),
+        (
+            ["plugins", "--plugins-dir", "/no/such/dir"],
+            "plugins_dir: Path does not point to a directory",
+        ),
+    ],
+)
+def test_bad_settings_are_one_line_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("a2ui-runtime: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["serve", "plugins", "demo"])
+def test_every_command_explains_itself(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main([command, "--help"])
+    assert caught.value.code == 0
+    assert "--plugins-dir" in capsys.readouterr().out
+
+
+def test_the_mortgage_demo_plays_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert '==> user says "my house is worth 400k' in out
+    assert "==> user clicks Button 'product_choose' -> mortgage.select_product" in out
+    assert "    voice  " in out
+    assert "ProductCard#product_card" in out
+    assert out.endswith("demo passed: 3 turn(s), no errors\n")
+
+
+def test_the_text_demo_has_no_voice(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "    voice  " not in out
+    assert "    text   " in out
+
+
+def test_a_failing_demo_exits_non_zero(
+    plugins_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["demo", "--plugins-dir", str(plugins_dir)]) == 1
+    out = capsys.readouterr().out
+    assert "the server closed the connection (4000: unknown agent 'mortgage'" in out
+    assert "demo FAILED" in out
+
+
+def test_a_demo_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--agent", "nobody"]) == 2
+    assert "no script for agent 'nobody'" in capsys.readouterr().out
