@@ -1,0 +1,67 @@
+"""How the design step runs: which models, where Bedrock is, caching, repairs.
+
+Every setting has a flag in ``agent-import design`` and most an environment variable, so CI and
+developers configure it once; flags win over the environment, the environment over the defaults.
+
+========================================  =============================================
+``AGENT_IMPORT_DESIGN_MODEL``             design model id (Sonnet)
+``AGENT_IMPORT_MAPPING_MODEL``            field-mapping model id (Haiku)
+``AGENT_IMPORT_BEDROCK_READ_TIMEOUT``     seconds to wait for one answer
+``AGENT_IMPORT_CACHE_DIR``                the answer cache (see ``cache.py``)
+``AWS_REGION`` / ``AWS_PROFILE`` ...      read by boto3 itself
+========================================  =============================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.design.bedrock import BedrockSettings
+from generator.errors import AgentImportError
+
+DEFAULT_DESIGN_MODEL = "us.anthropic.claude-sonnet-4-6"
+DEFAULT_MAPPING_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+
+DESIGN_MODEL_ENV = "AGENT_IMPORT_DESIGN_MODEL"
+MAPPING_MODEL_ENV = "AGENT_IMPORT_MAPPING_MODEL"
+READ_TIMEOUT_ENV = "AGENT_IMPORT_BEDROCK_READ_TIMEOUT"
+
+
+class DesignOptions(BaseModel):
+    """Settings of one design run; ``from_env`` fills them from the environment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    offline: bool = Field(default=False, description="Never ask a model: the fallback designs.")
+    design_model: str = DEFAULT_DESIGN_MODEL
+    mapping_model: str = DEFAULT_MAPPING_MODEL
+    bedrock: BedrockSettings = BedrockSettings()
+    use_cache: bool = True
+    cache_dir: Path | None = Field(default=None, description="None: the default cache folder.")
+    repairs: int = Field(default=2, description="Follow-up turns with validation errors, at most.")
+    sample_output: str | None = Field(default=None, description="An example of the agent's answer.")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> DesignOptions:
+        """Options from environment variables, then ``overrides`` (``None`` values are ignored)."""
+        env = os.environ if env is None else env
+        settings: dict[str, Any] = {}
+        if timeout := env.get(READ_TIMEOUT_ENV):
+            try:
+                settings["read_timeout"] = float(timeout)
+            except ValueError:
+                raise AgentImportError(f"{READ_TIMEOUT_ENV}={timeout!r} is not seconds") from None
+        settings.update(overrides.pop("bedrock", {}))
+        values: dict[str, Any] = {
+            "design_model": env.get(DESIGN_MODEL_ENV),
+            "mapping_model": env.get(MAPPING_MODEL_ENV),
+            **overrides,
+        }
+        given = {key: value for key, value in values.items() if value is not None}
+        bedrock = {key: value for key, value in settings.items() if value is not None}
+        return cls(**given, bedrock=BedrockSettings(**bedrock))
