@@ -43,7 +43,7 @@ def present(conversation: Conversation) -> View:
     """The screen that answers the conversation as it stands."""
     facts = conversation.facts
     if facts.is_empty:
-        return View("welcome")
+        return View("welcome", {})
     if facts.missing:
         return _missing_inputs(facts)
     advice = advise(facts)

@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import copy
 import uuid
+from functools import cache
 from typing import Any
 
+from a2ui.core import Catalog
+from a2ui.utils import validate_payload
 from langgraph.checkpoint.memory import InMemorySaver
 
-from runtime.a2ui import validate_components, validate_message
+from runtime.a2ui import create_surface_message, load_catalog, validate_components, validate_message
 from runtime.a2ui.validate import MAX_VOICE_WORDS
 from runtime.contracts import ServerEventDict
 from runtime.plugin import PluginBase
 
 
+@cache
+def official_catalog() -> Any:
+    """Our catalog as the official ``a2ui-agent-sdk`` reads it (a test-time check only)."""
+    return Catalog.from_json(copy.deepcopy(load_catalog()))
+
+
 def check_events(plugin_id: str, events: list[ServerEventDict]) -> None:
-    """Every A2UI message valid (schema, integrity, house rules), every line short enough."""
+    """Every A2UI message valid (ours: schema, integrity, house rules; and the official validator
+    on what a fresh connection would receive), every line short enough."""
+    patches = [e["payload"] for e in events if e["type"] == "server.a2ui.patch"]
+    validate_payload([official_catalog()], [create_surface_message(plugin_id), *patches])
     for item in events:
         payload = item["payload"]
         if item["type"] == "server.a2ui.patch":
