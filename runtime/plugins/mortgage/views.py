@@ -148,6 +148,7 @@ def _selection(facts: Facts, offer: Offer, chosen: Quote) -> View:
         "name": product.name,
         "subtitle": f"{percent(product.rate)} {product.deal.label}",
         "features": _features(chosen),
+        "price": f"{pounds(chosen.monthly)} a month",
         "monthly": pounds(chosen.monthly),
         "termCaption": f"over {facts.term_years} years",
         "rate": percent(product.rate),

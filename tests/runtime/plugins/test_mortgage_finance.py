@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from runtime.plugins.mortgage.advice import OFFER_SIZE, Offer, Refusal, advise
 from runtime.plugins.mortgage.facts import Deal, Facts
 from runtime.plugins.mortgage.finance import loan_to_value, monthly_payment, percent, pounds
+from runtime.plugins.mortgage.products import product_by_id, quote
 
 
 @pytest.mark.parametrize(
@@ -89,6 +90,16 @@ def test_offer_is_filtered_by_deal_and_ltv_best_value_first() -> None:
         assert q.total_repayable == q.monthly * 300 + q.product.fee
     costs = [q.monthly_with_fee for q in offer.quotes]
     assert costs == sorted(costs)
+
+
+def test_quote_spreads_the_fee_over_the_deal() -> None:
+    fix, svr = product_by_id("fix5-60"), product_by_id("svr")
+    assert fix is not None and (fix.rate, fix.fee) == (Decimal("3.99"), 1499)
+    assert svr is not None and svr.fee == 0
+    fixed = quote(fix, 250_000, 25)
+    assert fixed.monthly == monthly_payment(250_000, Decimal("3.99"), 25)
+    assert fixed.monthly_with_fee == (fixed.monthly + Decimal(1499) / 60).quantize(Decimal("0.01"))
+    assert quote(svr, 250_000, 25).monthly_with_fee == quote(svr, 250_000, 25).monthly
 
 
 def test_best_value_counts_the_fee() -> None:
