@@ -1,0 +1,1 @@
+"""A deterministic affordability calculator (see graph.py)."""

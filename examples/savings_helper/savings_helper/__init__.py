@@ -1,0 +1,1 @@
+"""A deterministic savings FAQ agent (see graph.py)."""

@@ -1,0 +1,234 @@
+"""Render: a ``Design`` plus what was inspected → one plugin folder, through the Copier template.
+
+The template is this repository's own (``copier.yml`` at the root, ``_subdirectory:
+copier-template``), rendered at the last commit that touched it, from the repository root with
+``src_path="."``: that is what gets recorded in the plugin's ``.copier-answers.yml``, so a plain
+``copier update runtime/plugins/<id> --defaults`` from the root works later. ``PluginAnswers`` is
+exactly the template's questions; every answer is data (JSON types), never code.
+
+``render`` writes into a folder the caller chose (a staging folder: see ``staging.py``); it never
+touches ``runtime/plugins/`` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.config import ProjectConfig
+from generator.design import Design
+from generator.design.models import STATE_KEY
+from generator.errors import AgentImportError
+from generator.models import Graph, Inspection, Strategy
+
+TEMPLATE_CONFIG = "copier.yml"
+TEMPLATE_FOLDER = "copier-template"
+ANSWERS_FILE = ".copier-answers.yml"
+#: What Copier records as the template's location: the repository root, as seen from itself.
+TEMPLATE_SRC_PATH = "."
+
+
+class Template(BaseModel):
+    """The plugin template of one repository, pinned to a commit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    root: Path = Field(description="The repository root, holding copier.yml.")
+    commit: str = Field(description="Last commit that touched copier.yml or copier-template/.")
+    dirty: bool = Field(default=False, description="The template has uncommitted changes.")
+
+
+class PluginAnswers(BaseModel):
+    """The answers to ``copier.yml``'s questions: everything a plugin folder is rendered from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plugin_id: str
+    title: str
+    description: str
+    strategy: Strategy
+    source_url: str
+    source_ref: str = ""
+    source_commit: str = ""
+    source_dirty: bool = False
+    config_file: str
+    graph_id: str
+    graph_spec: str
+    export_kind: str
+    python_paths: list[str]
+    input_field: str
+    output_field: str
+    result_fields: list[str]
+    initial_domain_state: dict[str, Any]
+    screens: dict[str, dict[str, Any]]
+    requirements: list[str]
+    agent_shape: dict[str, Any]
+    inspection_digest: str
+    design_provenance: dict[str, Any]
+
+
+class RenderResult(BaseModel):
+    """What ``render`` wrote."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    folder: Path
+    files: list[str] = Field(description="Rendered files, relative to the plugin folder.")
+    template_commit: str
+
+
+def find_template(root: Path) -> Template:
+    """The template of the repository at ``root``, pinned to its last commit.
+
+    Copier renders the committed template only (it clones the repository at that commit), so a
+    template that was never committed is an error, and uncommitted edits are reported as dirty.
+    """
+    root = root.resolve()
+    if not (root / TEMPLATE_CONFIG).is_file() or not (root / TEMPLATE_FOLDER).is_dir():
+        raise AgentImportError(f"{root} has no {TEMPLATE_CONFIG} and {TEMPLATE_FOLDER}/")
+    paths = ["--", TEMPLATE_CONFIG, TEMPLATE_FOLDER]
+    commit = _git(root, "log", "-1", "--format=%H", *paths)
+    if not commit:
+        raise AgentImportError(
+            f"{TEMPLATE_CONFIG} and {TEMPLATE_FOLDER}/ are not committed in {root}: "
+            "Copier renders the template from git, so commit it first"
+        )
+    return Template(
+        root=root, commit=commit, dirty=bool(_git(root, "status", "--porcelain", *paths))
+    )
+
+
+def plugin_answers(
+    design: Design,
+    inspection: Inspection,
+    config: ProjectConfig,
+    *,
+    strategy: Strategy,
+    requirements: list[str],
+) -> PluginAnswers:
+    """The template's answers for ``design`` of the graph ``design.graph_id``."""
+    graph = _graph(inspection, design.graph_id)
+    spec = next(g for g in config.graphs if g.graph_id == design.graph_id)
+    source = inspection.source
+    return PluginAnswers(
+        plugin_id=design.plugin_id,
+        title=" ".join(design.title.split()),
+        description=" ".join(design.description.split()),
+        strategy=strategy,
+        source_url=source.url,
+        source_ref=source.ref or "",
+        source_commit=source.commit or "",
+        source_dirty=source.dirty,
+        config_file=inspection.config_file,
+        graph_id=graph.graph_id,
+        graph_spec=spec.spec,
+        export_kind=graph.export_kind,
+        python_paths=config.import_roots,
+        input_field=design.input_field,
+        output_field=design.output_field,
+        result_fields=sorted(design.initial_domain_state.get(STATE_KEY) or {}),
+        initial_domain_state=design.initial_domain_state,
+        screens={name: screen.model_dump(mode="json") for name, screen in design.screens().items()},
+        requirements=requirements,
+        agent_shape=agent_shape(graph),
+        inspection_digest=inspection_digest(inspection),
+        design_provenance=design.provenance.model_dump(mode="json", exclude_defaults=True),
+    )
+
+
+def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderResult:
+    """Render the plugin folder into ``dest`` (which must not exist yet) with Copier."""
+    from copier import run_copy  # imported here: it costs most of a second
+
+    if dest.exists():
+        raise AgentImportError(f"{dest} already exists")
+    try:
+        # Copier records src_path as given and resolves it against the working directory later,
+        # so it runs from the repository root, as `copier update` will.
+        with contextlib.chdir(template.root):
+            run_copy(
+                TEMPLATE_SRC_PATH,
+                str(dest),
+                data=answers.model_dump(mode="json"),
+                vcs_ref=template.commit,
+                defaults=True,
+                quiet=True,
+            )
+    except ValueError as exc:  # a validator of copier.yml refused an answer
+        raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
+    _check_answers_file(dest, template)
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    return RenderResult(folder=dest, files=files, template_commit=template.commit)
+
+
+def agent_shape(graph: Graph) -> dict[str, Any]:
+    """What the README and PORTING.md list of the agent: state fields, nodes, edges."""
+    state = graph.state
+    return {
+        "graph_file": graph.file,
+        "strategy_reason": graph.strategy_reason,
+        "state": [
+            field.model_dump(include={"name", "type", "reducer"}, exclude_none=True)
+            for field in (state.fields if state else [])
+        ],
+        "nodes": [
+            node.model_dump(include={"name", "target", "target_name", "line"}, exclude_none=True)
+            for node in graph.nodes or []
+        ],
+        "edges": [
+            f"{edge.source} -> {edge.target}" + (" (conditional)" if edge.conditional else "")
+            for edge in graph.edges
+        ],
+    }
+
+
+def inspection_digest(inspection: Inspection) -> str:
+    """sha256 of the inspection, without where the source happened to be checked out."""
+    data = inspection.model_dump(mode="json", exclude={"source": {"path"}})
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def read_answers(folder: Path) -> dict[str, Any]:
+    """A plugin folder's recorded answers (Copier's private keys included)."""
+    path = folder / ANSWERS_FILE
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise AgentImportError(f"cannot read {ANSWERS_FILE}: {exc}", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise AgentImportError(f"{ANSWERS_FILE} is not a mapping", file=str(path))
+    return data
+
+
+def _check_answers_file(dest: Path, template: Template) -> None:
+    """The recorded template location and version must resolve from the root, as
+    ``copier update`` will resolve them; otherwise every later update would fail."""
+    answers = read_answers(dest)
+    src_path, commit = str(answers.get("_src_path", "")), str(answers.get("_commit", ""))
+    resolved = _git(template.root, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    if not (template.root / src_path / TEMPLATE_CONFIG).is_file() or resolved != template.commit:
+        raise AgentImportError(
+            f"{ANSWERS_FILE} records _src_path={src_path!r} _commit={commit!r}, "
+            f"which do not resolve to the template at {template.commit[:12]}"
+        )
+
+
+def _graph(inspection: Inspection, graph_id: str) -> Graph:
+    for graph in inspection.graphs:
+        if graph.graph_id == graph_id:
+            return graph
+    raise AgentImportError(f"the inspection has no graph {graph_id!r}")
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else ""

@@ -1,0 +1,67 @@
+"""Turning an agent's written answer into something a voice assistant can say.
+
+Agents answer in prose, often in markdown and often at length. The voice gets the first whole
+sentences that fit under the house limit (fewer than 40 words) with the markdown taken out; the
+transcript keeps the full answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+#: At most this many words are spoken (the house rule is "under 40").
+MAX_SPOKEN_WORDS = 39
+
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`#>|]+|^\s*(?:[-+]|\d+[.)])\s+", re.MULTILINE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def speakable(text: str, *, max_words: int = MAX_SPOKEN_WORDS) -> str:
+    """Plain text of at most ``max_words`` words: whole sentences, or a cut one ending in '…'."""
+    plain = " ".join(_MARKUP.sub(" ", _LINK.sub(r"\1", text)).split())
+    spoken: list[str] = []
+    for sentence in _SENTENCE_END.split(plain):
+        words = sentence.split()
+        if len(spoken) + len(words) > max_words:
+            if not spoken:
+                spoken = [*words[:max_words], "…"] if max_words else []
+            break
+        spoken += words
+    return " ".join(spoken).replace(" …", "…")
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message whose content is a string or a list of content blocks."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [
+        block if isinstance(block, str) else str(block.get("text", ""))
+        for block in content
+        if isinstance(block, str) or block.get("type") == "text"
+    ]
+    return "".join(parts)
+
+
+def answer_text(value: Any) -> str:
+    """The answer held in an agent's output field: the last AI message's text, or the value."""
+    if isinstance(value, BaseMessage):
+        return message_text(value)
+    if isinstance(value, list | tuple) and value and isinstance(value[-1], BaseMessage):
+        return last_ai_text(value)
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def last_ai_text(messages: Iterable[BaseMessage]) -> str:
+    """The text of the last AI message that has any (tool-call-only messages are skipped)."""
+    for message in reversed(list(messages)):
+        if isinstance(message, AIMessage) and (text := message_text(message).strip()):
+            return text
+    return ""
