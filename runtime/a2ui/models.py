@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
@@ -71,19 +72,24 @@ class DataBinding(WireModel):
     path: Annotated[str, Field(pattern=PATH_PATTERN.pattern)]
 
 
-def _one_of(expected: str, object_model: type[BaseModel] | None = None) -> WrapValidator:
+def _one_of(expected: str, *, dict_branch: Any = None, list_branch: Any = None) -> WrapValidator:
     """Report a failed union as one line naming what fits, instead of one error per branch.
 
-    An object input that was meant for ``object_model`` is checked against it alone, so its own
-    precise errors (``path: field required``) come through.
+    An object or list input is checked against the branch of its own kind, when there is one, so
+    its precise errors (``path: field required``, ``[1].status: ...``) come through instead.
     """
+    precise: dict[type, TypeAdapter[Any] | None] = {
+        dict: TypeAdapter[Any](dict_branch) if dict_branch is not None else None,
+        list: TypeAdapter[Any](list_branch) if list_branch is not None else None,
+    }
 
     def validate(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
         try:
             return handler(value)
         except ValidationError:
-            if object_model is not None and isinstance(value, dict):
-                object_model.model_validate(value)
+            adapter = precise.get(type(value))
+            if adapter is not None:
+                adapter.validate_python(value, strict=True)
             got = repr(value)
             raise PydanticCustomError(
                 "a2ui_value",
@@ -96,18 +102,24 @@ def _one_of(expected: str, object_model: type[BaseModel] | None = None) -> WrapV
 
 _BINDING = 'a binding {"path": "/json/pointer"}'
 Number = int | float
-DynamicString = Annotated[str | DataBinding, _one_of(f"a string or {_BINDING}", DataBinding)]
-DynamicNumber = Annotated[Number | DataBinding, _one_of(f"a number or {_BINDING}", DataBinding)]
+DynamicString = Annotated[
+    str | DataBinding, _one_of(f"a string or {_BINDING}", dict_branch=DataBinding)
+]
+DynamicNumber = Annotated[
+    Number | DataBinding, _one_of(f"a number or {_BINDING}", dict_branch=DataBinding)
+]
 DynamicStringList = Annotated[
-    list[str] | DataBinding, _one_of(f"a list of strings or {_BINDING}", DataBinding)
+    list[str] | DataBinding,
+    _one_of(f"a list of strings or {_BINDING}", dict_branch=DataBinding, list_branch=list[str]),
 ]
 #: A string or a number, literal or bound: what a card shows as its value.
 DisplayValue = Annotated[
-    str | Number | DataBinding, _one_of(f"a string, a number or {_BINDING}", DataBinding)
+    str | Number | DataBinding,
+    _one_of(f"a string, a number or {_BINDING}", dict_branch=DataBinding),
 ]
 DynamicValue = Annotated[
     str | Number | bool | list[Any] | DataBinding,
-    _one_of(f"a string, number, boolean, list or {_BINDING}", DataBinding),
+    _one_of(f"a string, number, boolean, list or {_BINDING}", dict_branch=DataBinding),
 ]
 
 ComponentId = str
@@ -122,7 +134,11 @@ class ChildTemplate(WireModel):
 
 ChildList = Annotated[
     list[ComponentId] | ChildTemplate,
-    _one_of('a list of component ids or a template {"componentId", "path"}', ChildTemplate),
+    _one_of(
+        'a list of component ids or a template {"componentId", "path"}',
+        dict_branch=ChildTemplate,
+        list_branch=list[ComponentId],
+    ),
 ]
 
 
@@ -283,7 +299,11 @@ class Timeline(ComponentBase):
     component: Literal["Timeline"] = "Timeline"
     items: Annotated[
         list[TimelineItem] | DataBinding,
-        _one_of(f"a list of {{title, date?, description?, status?}} or {_BINDING}"),
+        _one_of(
+            f"a list of {{title, date?, description?, status?}} or {_BINDING}",
+            dict_branch=DataBinding,
+            list_branch=list[TimelineItem],
+        ),
     ]
 
 
@@ -301,7 +321,11 @@ class Map(ComponentBase):
     markers: (
         Annotated[
             list[MapMarker] | DataBinding,
-            _one_of(f"a list of {{latitude, longitude, label?}} or {_BINDING}"),
+            _one_of(
+                f"a list of {{latitude, longitude, label?}} or {_BINDING}",
+                dict_branch=DataBinding,
+                list_branch=list[MapMarker],
+            ),
         ]
         | None
     ) = None

@@ -185,11 +185,12 @@ def _spec_of(raw: dict[str, Any]) -> ComponentSpec | None:
 def _child_refs(raw: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """``(prop, child id)`` for each child the component names, read leniently from raw JSON.
 
-    Leniency keeps one schema error (``"children": "a"``) from also orphaning the children.
+    Besides the catalog's child props, ``child``/``children`` count wherever they appear, and any
+    shape of value is read, so one schema error (a Card given ``children``, ``"children": "a"``)
+    does not also orphan the children.
     """
     spec = _spec_of(raw)
-    props = spec.child_props if spec else {"child": "id", "children": "ids"}
-    for prop in props:
+    for prop in {"child": None, "children": None, **(spec.child_props if spec else {})}:
         value = raw.get(prop)
         if isinstance(value, str):
             yield prop, value
