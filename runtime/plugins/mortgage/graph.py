@@ -11,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.a2ui import load_screen, screen_events
-from runtime.contracts import CommonState, event
+from runtime.a2ui import load_screen
+from runtime.contracts import CommonState
 from runtime.plugins.mortgage import PLUGIN_ID
 from runtime.plugins.mortgage.dialogue import Conversation, act, hear
 from runtime.plugins.mortgage.views import present
+from runtime.reply import reply
 
 SCREENS = Path(__file__).with_name("screens")
 
@@ -62,16 +63,9 @@ def respond_node(state: CommonState) -> dict[str, Any]:
     line = screen.voice_text.format_map(view.voice)
     if conversation.notice:
         line = f"{conversation.notice} {line}"
-    patches = screen_events(PLUGIN_ID, screen, view.data)
     return {
+        **reply(state, PLUGIN_ID, screen, line, view.data),
         **_with_conversation(state, conversation.model_copy(update={"notice": None})),
-        "outbox": [
-            *patches,
-            event("server.voice.say", text=line),
-            event("server.transcript.final", text=line),
-        ],
-        "ui": {**(state.get("ui") or {}), PLUGIN_ID: [patch["payload"] for patch in patches]},
-        "messages": [AIMessage(line)],
         "pendingAction": None,
         "transcript": "",
     }
