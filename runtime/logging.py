@@ -11,6 +11,8 @@ import logging
 from collections.abc import Sequence
 from typing import TextIO
 
+from runtime.redaction import CardNumberFilter
+
 FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
@@ -22,6 +24,7 @@ def configure_logging(level: str | int = "INFO", *, filters: Sequence[logging.Fi
     """Log to stderr through one handler carrying ``filters``; calling it again replaces it."""
     handler = RuntimeLogHandler()
     handler.setFormatter(logging.Formatter(FORMAT))
+    handler.addFilter(CardNumberFilter())  # always: no log line may carry a card number
     for log_filter in filters:
         handler.addFilter(log_filter)
     root = logging.getLogger()

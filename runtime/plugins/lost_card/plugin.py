@@ -1,40 +1,82 @@
-"""``LostCardPlugin``: a placeholder that says the agent is coming soon, with one valid screen."""
+"""``LostCardPlugin``: the lost-card agent as the runtime sees it."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from datetime import date
+from typing import Annotated, Any, Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime.a2ui import load_screen, screen_events
-from runtime.contracts import CommonState, event
 from runtime.plugin import PluginBase
 from runtime.plugins.lost_card import DESCRIPTION, PLUGIN_ID, TITLE
+from runtime.plugins.lost_card.graph import build_graph
+from runtime.plugins.lost_card.state import LostCardState, Step
+
+
+class _ActionData(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _Report(_ActionData):
+    reason: Literal["lost", "stolen"] | None = None
+
+
+class _Found(_ActionData):
+    reason: Literal["found"] | None = None
+
+
+class _Confirm(_ActionData):
+    #: The step the confirm button was drawn for; a stale button confirms nothing.
+    step: Step | None = None
+
+
+class _Digits(_ActionData):
+    last4: Annotated[str, Field(pattern=r"^\d{4}$")]
+
+
+#: What each action's ``data`` may hold (short action name → model).
+ACTION_DATA: dict[str, type[_ActionData]] = {
+    "freeze_card": _Report,
+    "unfreeze_card": _Found,
+    "order_replacement": _ActionData,
+    "report_fraud": _ActionData,
+    "view_transactions": _ActionData,
+    "find_branch": _ActionData,
+    "reset": _ActionData,
+    "confirm": _Confirm,
+    "cancel": _ActionData,
+    "verify_identity": _Digits,
+}
 
 
 class LostCardPlugin(PluginBase):
     plugin_id = PLUGIN_ID
     title = TITLE
     description = DESCRIPTION
+    actions = tuple(ACTION_DATA)
+
+    def __init__(self, today: Callable[[], date] = date.today) -> None:
+        """``today`` dates the bank's answers (replacement ETAs, payment dates); tests fix it."""
+        self.today = today
+
+    def initial_domain_state(self) -> dict[str, Any]:
+        return LostCardState().dump()
 
     def build_graph(self) -> StateGraph[Any]:
-        screen = load_screen(self.folder / "screens" / "coming_soon.json", plugin_id=PLUGIN_ID)
+        return build_graph(today=self.today)
 
-        def respond(state: CommonState) -> dict[str, Any]:
-            patches = screen_events(PLUGIN_ID, screen)
-            return {
-                "outbox": [
-                    *patches,
-                    event("server.voice.say", text=screen.voice_text),
-                    event("server.transcript.final", text=screen.voice_text),
-                ],
-                "ui": {PLUGIN_ID: [patch["payload"] for patch in patches]},
-                "pendingAction": None,
-                "transcript": "",
-            }
-
-        graph = StateGraph(CommonState)
-        graph.add_node("respond", respond)
-        graph.add_edge(START, "respond")
-        graph.add_edge("respond", END)
-        return graph
+    def validate_action(self, action_id: str, data: dict[str, Any]) -> str | None:
+        """Known actions only, each with the data it expects (``verify_identity``: four digits)."""
+        refusal = super().validate_action(action_id, data)
+        if refusal is not None:
+            return refusal
+        try:
+            ACTION_DATA[action_id.partition(".")[2]].model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'data'}: {e['msg']}" for e in exc.errors()
+            )
+            return f"{action_id}: {problems}"
+        return None
