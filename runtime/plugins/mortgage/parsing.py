@@ -69,11 +69,12 @@ _CUE_PATTERN = re.compile(
 )
 _AMOUNT = re.compile(
     r"(?P<pound>£ ?)?\b(?P<number>\d+(?:\.\d+)?)(?!\d|\.\d) ?"
-    r"(?P<unit>k|m|bn|grand|thousand|million|mil|quid|pounds?)?\b"
+    r"(?P<unit>k|m|grand|thousand|million|mil|quid|pounds?)?\b"
     r"(?! ?(?:%|per ?cent|years?|yrs?|months?)\b)"
 )
-_MULTIPLIERS = {"k": 1_000, "grand": 1_000, "thousand": 1_000, "m": 1_000_000, "million": 1_000_000}
-_MULTIPLIERS |= {"mil": 1_000_000, "bn": 1_000_000_000}
+_THOUSAND, _MILLION = 1_000, 1_000_000
+_MULTIPLIERS = {"k": _THOUSAND, "grand": _THOUSAND, "thousand": _THOUSAND}
+_MULTIPLIERS |= {"m": _MILLION, "mil": _MILLION, "million": _MILLION}
 #: A bare number (no ``£``, no unit) is only an amount from this size up.
 _MIN_BARE_AMOUNT = 10_000
 _MAX_WORDS_FROM_CUE = 5

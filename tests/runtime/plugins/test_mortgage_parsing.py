@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from runtime.plugins.mortgage.facts import ASKING_ORDER, Deal, FactName, Facts
 from runtime.plugins.mortgage.parsing import parse_choice, parse_facts, to_int, wants_start_over
@@ -170,6 +172,41 @@ def test_bare_years_answer_the_deal_question_only_when_it_was_asked() -> None:
 
 def test_cues_do_not_reach_across_sentences() -> None:
     assert said("I owe a lot. 400k.", ("property_value",)) == {"property_value": 400_000}
+
+
+@given(st.text(max_size=200))
+def test_any_text_parses_without_error(text: str) -> None:
+    facts = parse_facts(text, NOTHING_KNOWN)
+    assert all(v is None or v >= 0 for v in (facts.property_value, facts.loan_amount))
+    parse_choice(text, list(load_products())[:3])
+    wants_start_over(text)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "worth",
+                "owe",
+                "400k",
+                "250k",
+                "5 year fix",
+                "over",
+                "25 years",
+                "and",
+                ",",
+                ".",
+                "the",
+                "first",
+                "one",
+                "deposit",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_word_salad_parses_without_error(words: list[str]) -> None:
+    parse_facts(" ".join(words), NOTHING_KNOWN)
 
 
 @pytest.mark.parametrize(
