@@ -39,7 +39,7 @@ class Source(Model):
 class Warning_(Model):
     """Something that cannot be known statically, pinned to where it was seen."""
 
-    file: str
+    file: str = Field(description="Relative to the source root.")
     line: int | None = None
     message: str
 
@@ -49,13 +49,16 @@ class StateField(Model):
     type: str = Field(description="The annotation as written in the source.")
     reducer: str | None = None
     default: str | None = Field(default=None, description="Default value as written, if any.")
-    inherited_from: str | None = Field(default=None, description="Class it was declared on.")
+    inherited_from: str | None = Field(
+        default=None,
+        description="Base class the field was inherited from; None when declared on the class.",
+    )
 
 
 class StateSchema(Model):
     name: str
     style: StateStyle
-    file: str | None = None
+    file: str | None = Field(default=None, description="Relative to the source root.")
     fields: list[StateField] = Field(default_factory=list)
 
 
@@ -64,7 +67,10 @@ class Node(Model):
     target: NodeTarget
     target_name: str | None = Field(default=None, description="The callable's name as written.")
     returns: list[str] | None = Field(default=None, description="Keys returned; None if unknown.")
-    line: int | None = None
+    returns_complete: bool = Field(
+        default=True, description="False when some returned values could not be read."
+    )
+    line: int | None = Field(default=None, description="Line of the add_node call.")
 
 
 class Edge(Model):
@@ -81,6 +87,7 @@ class FactorySignature(Model):
 
 class Graph(Model):
     graph_id: str
+    description: str | None = Field(default=None, description="From langgraph.json, if any.")
     file: str = Field(description="Graph file, relative to the langgraph.json folder.")
     export: str = Field(description="The exported variable or function name.")
     export_kind: ExportKind
@@ -92,6 +99,9 @@ class Graph(Model):
     output_schema: StateSchema | None = None
     context_schema: StateSchema | None = None
     nodes: list[Node] | None = None
+    nodes_complete: bool = Field(
+        default=True, description="False when nodes were added in loops or with dynamic names."
+    )
     edges: list[Edge] = Field(default_factory=list)
     compile_name: str | None = None
     structured_output: list[StateSchema] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from generator import __version__
 from generator.errors import AgentImportError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: list[str] = []
+COMMANDS: list[str] = ["inspect"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,266 @@
+"""``langgraph.json``: find it, validate it, and turn each graph spec into a file in the tree.
+
+LangGraph projects declare their graphs in ``langgraph.json`` as ``"./path/file.py:variable"``
+(also written without ``./``) or as ``"package.module:variable"``, which the LangGraph server
+imports from the folders listed in ``dependencies``. This module resolves both forms statically,
+refuses specs that leave the source tree, and rejects JavaScript/TypeScript graphs clearly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from generator.errors import AgentImportError
+from generator.models import Warning_
+from generator.paths import find_module, relative, within
+
+CONFIG_NAME = "langgraph.json"
+#: Folders never searched for a config (tools, dependencies, build output).
+_SKIP_DIRS = {"node_modules", "venv", "env", "__pycache__", "site-packages", "dist", "build"}
+_JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
+#: Keys of langgraph-cli's config schema that this generator reads or knowingly ignores.
+KNOWN_KEYS = frozenset(
+    {
+        "$schema", "graphs", "dependencies", "env", "python_version", "node_version",
+        "api_version", "base_image", "image_distro", "pip_config_file", "pip_installer",
+        "dockerfile_lines", "store", "checkpointer", "auth", "encryption", "http", "webhooks",
+        "ui", "ui_config", "keep_pkg_tools", "_INTERNAL_docker_tag",
+    }
+)  # fmt: skip
+
+
+class GraphDef(BaseModel):
+    """The object form of a graph entry: ``{"path": "...", "description": "..."}``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str
+    description: str | None = None
+
+
+class LanggraphJson(BaseModel):
+    """The parts of ``langgraph.json`` the generator reads; every other key is kept as extra."""
+
+    model_config = ConfigDict(extra="allow")
+
+    graphs: dict[str, str | GraphDef] = Field(min_length=1)
+    dependencies: list[str] = Field(default_factory=list)
+    env: dict[str, Any] | str | None = None
+    python_version: str | None = None
+    node_version: str | None = None
+
+    @property
+    def extra_keys(self) -> list[str]:
+        return sorted(set(self.model_extra or {}) - KNOWN_KEYS)
+
+
+class GraphSpec(BaseModel):
+    """One Python graph of the config, resolved to a file inside the source tree."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    graph_id: str
+    spec: str = Field(description="The entry as written in langgraph.json.")
+    file: str = Field(description="Graph file, relative to the langgraph.json folder.")
+    path: str = Field(description="Graph file, relative to the source root.")
+    export: str = Field(description="The variable or function the spec names.")
+    description: str | None = None
+
+
+class ProjectConfig(BaseModel):
+    """A validated ``langgraph.json`` with its Python graphs resolved."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config_file: str = Field(description="Relative to the source root.")
+    folder: str = Field(description="The config's folder, relative to the source root.")
+    graphs: list[GraphSpec]
+    dependencies: list[str] = Field(description="langgraph.json dependencies, as written.")
+    import_roots: list[str] = Field(description="Folders on sys.path, relative to the root.")
+    extra_keys: list[str] = Field(default_factory=list)
+    python_version: str | None = None
+    env: str | dict[str, str] | None = None
+    warnings: list[Warning_] = Field(default_factory=list)
+
+
+def load_config(
+    root: Path, *, config: str | None = None, graph: str | None = None
+) -> ProjectConfig:
+    """Find and read the config of the project at ``root``; keep only ``graph`` if given."""
+    root = root.resolve()
+    path = _locate(root, config)
+    rel = relative(root, path)
+    raw = _read_json(path, rel)
+    try:
+        parsed = LanggraphJson.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "top level"
+        raise AgentImportError(f"invalid {CONFIG_NAME}: {where}: {err['msg']}", file=rel) from None
+    folder = path.parent
+    warnings = [
+        Warning_(file=rel, message=f"unknown key {key!r} in {CONFIG_NAME} (kept, not used)")
+        for key in parsed.extra_keys
+    ]
+    roots = _import_roots(root, folder, parsed.dependencies, rel)
+    graphs = _python_graphs(root, folder, rel, parsed, roots, graph, warnings)
+    return ProjectConfig(
+        config_file=rel,
+        folder=relative(root, folder) if folder != root else "",
+        graphs=graphs,
+        dependencies=parsed.dependencies,
+        import_roots=[relative(root, r) or "." for r in roots],
+        extra_keys=parsed.extra_keys,
+        python_version=parsed.python_version,
+        env=_redacted_env(parsed.env),
+        warnings=warnings,
+    )
+
+
+def _locate(root: Path, config: str | None) -> Path:
+    if config is not None:
+        path = within(root, config, what="--config")
+        if path.is_dir():
+            path = path / CONFIG_NAME
+        if not path.is_file():
+            raise AgentImportError(f"--config {config}: no such file in the source tree")
+        return path
+    found = sorted(_find_configs(root), key=lambda p: (len(p.parts), p))
+    if not found:
+        raise AgentImportError(
+            f"no {CONFIG_NAME} found in the source: a LangGraph project declares its graphs there"
+        )
+    if found[0].parent == root:
+        return within(root, CONFIG_NAME, what=CONFIG_NAME)
+    if len(found) > 1:
+        listed = ", ".join(relative(root, p) for p in found)
+        raise AgentImportError(
+            f"several {CONFIG_NAME} files found ({listed}); choose one with --config PATH"
+        )
+    return within(root, relative(root, found[0]), what=CONFIG_NAME)
+
+
+def _find_configs(root: Path) -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(root):  # never follows symlinked folders
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        if CONFIG_NAME in files:
+            found.append(Path(folder) / CONFIG_NAME)
+    return found
+
+
+def _read_json(path: Path, rel: str) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise AgentImportError("not UTF-8 text", file=rel) from None
+    except json.JSONDecodeError as exc:
+        raise AgentImportError(f"invalid JSON: {exc.msg}", file=rel, line=exc.lineno) from None
+
+
+def _import_roots(root: Path, folder: Path, dependencies: list[str], rel: str) -> list[Path]:
+    """Folders the LangGraph server would put on ``sys.path`` for this config.
+
+    Local dependencies are installed (packages at their top or under ``src/``) or, without
+    packaging metadata, mounted as a package whose parent is on the path; the config folder and
+    its ``src/`` come last.
+    """
+    local = []
+    for dep in (d for d in dependencies if d.startswith((".", "/"))):
+        path = within(root, folder.relative_to(root) / dep, what="dependency")
+        if not path.exists():
+            raise AgentImportError(f"dependency {dep!r} does not exist", file=rel)
+        local.append(path)
+    candidates = [p for dep in local for p in (dep / "src", dep)]
+    candidates += [folder / "src", folder]
+    candidates += [dep.parent for dep in local if dep.parent.is_relative_to(root)]
+    roots: list[Path] = []
+    for candidate in candidates:
+        if candidate.is_dir() and candidate not in roots:
+            roots.append(candidate)
+    return roots
+
+
+def _python_graphs(
+    root: Path,
+    folder: Path,
+    rel: str,
+    parsed: LanggraphJson,
+    roots: list[Path],
+    wanted: str | None,
+    warnings: list[Warning_],
+) -> list[GraphSpec]:
+    entries = {
+        gid: (entry if isinstance(entry, GraphDef) else GraphDef(path=entry))
+        for gid, entry in parsed.graphs.items()
+    }
+    if wanted is not None:
+        if wanted not in entries:
+            known = ", ".join(repr(g) for g in entries)
+            raise AgentImportError(f"no graph {wanted!r} in {CONFIG_NAME} (it has {known})")
+        entries = {wanted: entries[wanted]}
+    js = [gid for gid, entry in entries.items() if _is_js(entry.path)]
+    if len(js) == len(entries):
+        raise AgentImportError(
+            "this is a JavaScript/TypeScript LangGraph project "
+            f"({', '.join(entries[g].path for g in js)}); only Python graphs can be imported",
+            file=rel,
+        )
+    warnings.extend(
+        Warning_(file=rel, message=f"graph {gid!r} is JavaScript/TypeScript; skipped") for gid in js
+    )
+    return [
+        _resolve(root, folder, rel, gid, entry, roots)
+        for gid, entry in entries.items()
+        if gid not in js
+    ]
+
+
+def _is_js(spec: str) -> bool:
+    return spec.rpartition(":")[0].lower().endswith(_JS_SUFFIXES)
+
+
+def _resolve(
+    root: Path, folder: Path, rel: str, gid: str, entry: GraphDef, roots: list[Path]
+) -> GraphSpec:
+    target, _, export = entry.path.rpartition(":")
+    if not target or not export.isidentifier():
+        raise AgentImportError(
+            f"graph {gid!r}: {entry.path!r} is not 'path/to/file.py:variable' "
+            "or 'package.module:variable'",
+            file=rel,
+        )
+    if "/" in target or "\\" in target or target.endswith(".py"):
+        path = within(root, folder.relative_to(root) / target, what=f"graph {gid!r} file")
+        if not path.is_file():
+            raise AgentImportError(f"graph {gid!r}: {target} does not exist", file=rel)
+    else:
+        if not all(part.isidentifier() for part in target.split(".")):
+            raise AgentImportError(f"graph {gid!r}: {target!r} is not a module name", file=rel)
+        found = find_module(root, roots, target)
+        if found is None or found.is_dir():
+            looked = ", ".join(relative(root, r) or "." for r in roots)
+            raise AgentImportError(
+                f"graph {gid!r}: cannot find module {target} (looked in {looked})", file=rel
+            )
+        path = found
+    return GraphSpec(
+        graph_id=gid,
+        spec=entry.path,
+        file=os.path.relpath(path, folder).replace(os.sep, "/"),
+        path=relative(root, path),
+        export=export,
+        description=entry.description,
+    )
+
+
+def _redacted_env(env: dict[str, Any] | str | None) -> str | dict[str, str] | None:
+    """A dict env keeps its names only: values may be secrets and are never copied."""
+    if isinstance(env, dict):
+        return dict.fromkeys(env, "***")
+    return env

@@ -1,0 +1,53 @@
+"""Inspect: read a fetched LangGraph project statically into an ``Inspection``.
+
+LibCST parses the files; a small abstract interpreter (``evaluate``) follows the code from each
+``langgraph.json`` export to the graph it builds: its state schema, input/output/context schemas,
+nodes and what they return, edges, structured-output models. The agent's code is never imported
+or executed: a module that would write a file when imported writes nothing here. What cannot be
+known statically becomes a warning with file and line, never a guess.
+
+Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpreter), ``builders``
+(``StateGraph`` calls), ``exports`` (one graph), ``state``, ``nodes``, ``returns``,
+``structured``, ``strategy``, ``deps``, ``readme``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.config import load_config
+from generator.inspect.deps import dependencies
+from generator.inspect.evaluate import Interpreter
+from generator.inspect.exports import inspect_graph
+from generator.inspect.modules import Project
+from generator.inspect.readme import readme_excerpt
+from generator.models import Inspection, Source
+
+__all__ = ["inspect_source"]
+
+
+def inspect_source(
+    source: Source, *, config: str | None = None, graph: str | None = None
+) -> Inspection:
+    """Inspect the project in ``source.path``: every Python graph, or only ``graph``.
+
+    ``config`` picks a ``langgraph.json`` (relative to the source root) when there are several.
+    Raises ``AgentImportError`` for input that cannot be inspected at all.
+    """
+    root = Path(source.path).resolve()
+    project_config = load_config(root, config=config, graph=graph)
+    project = Project(root, [root / folder for folder in project_config.import_roots])
+    project.warnings.extend(project_config.warnings)
+    interpreter = Interpreter(project)
+    graphs = [inspect_graph(interpreter, spec) for spec in project_config.graphs]
+    return Inspection(
+        source=source,
+        config_file=project_config.config_file,
+        config_extra_keys=project_config.extra_keys,
+        python_version=project_config.python_version,
+        env=project_config.env,
+        graphs=graphs,
+        dependencies=dependencies(project, project_config),
+        readme_excerpt=readme_excerpt(project, root / project_config.folder),
+        warnings=project.warnings,
+    )

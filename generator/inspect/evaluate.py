@@ -1,0 +1,531 @@
+"""A tiny abstract interpreter over LibCST trees: it reads code the way Python would run it.
+
+Module bodies are walked top to bottom, binding names to ``values``; imports are followed into
+other repository files lazily; calls to repository functions and classes are followed (with their
+arguments bound) so graphs built inside functions, factories and class methods are seen. Library
+names stay ``External`` and only the LangGraph ones that build graphs (``StateGraph``,
+``ToolNode``, ``create_react_agent``...) get meaning. Loops run their body once and mark what
+they add as not knowable. Nothing is ever imported or executed; work is bounded by a step budget
+and a call depth so hostile or huge code cannot stall an inspection.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from generator.inspect import builders
+from generator.inspect.modules import Module, Project
+from generator.inspect.values import (
+    Builder,
+    Class,
+    Compiled,
+    Const,
+    Entrypoint,
+    External,
+    Function,
+    Graphish,
+    Instance,
+    Lambda,
+    Mapping,
+    Method,
+    ModuleRef,
+    Prebuilt,
+    Seq,
+    Site,
+    ToolNode,
+    TypeExpr,
+    Unknown,
+    Value,
+    const_str,
+    describe,
+)
+from generator.paths import find_module
+
+MAX_STEPS = 50_000
+MAX_CALL_DEPTH = 8
+MAX_EXPR_DEPTH = 50
+_BUILTINS = frozenset(dir(builtins))
+#: Methods of a compiled graph that return an equivalent graph.
+_SAME_GRAPH = frozenset({"with_config", "with_retry", "with_listeners", "with_types"})
+#: Library callables whose first argument is what a node really runs.
+_WRAPPERS = ("partial", "RunnableLambda", "RunnableCallable")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An import, resolved on first use so unused imports cost nothing."""
+
+    importer: Module
+    module: str
+    name: str | None
+    level: int
+
+
+class Scope:
+    """Names bound in a module, class or function body, with the scope it can see."""
+
+    def __init__(self, module: Module, parent: Scope | None, *, is_class: bool = False) -> None:
+        self.module = module
+        self.parent = parent
+        self.is_class = is_class
+        self.vars: dict[str, Value | Pending] = {}
+        self.sites: dict[str, cst.CSTNode] = {}
+        self.stars: list[Pending] = []
+        self.returns: list[Value] = []
+
+
+@dataclass
+class Args:
+    """The arguments of one call, evaluated, with the expressions they came from."""
+
+    positional: list[Value] = field(default_factory=list)
+    keywords: dict[str, Value] = field(default_factory=dict)
+    exprs: list[cst.BaseExpression] = field(default_factory=list)
+    keyword_exprs: dict[str, cst.BaseExpression] = field(default_factory=dict)
+
+    def get(self, index: int, keyword: str) -> Value | None:
+        """The argument given at ``index`` or as ``keyword`` (None if not given)."""
+        if index < len(self.positional):
+            return self.positional[index]
+        return self.keywords.get(keyword)
+
+    def expr(self, index: int, keyword: str) -> cst.BaseExpression | None:
+        if index < len(self.exprs):
+            return self.exprs[index]
+        return self.keyword_exprs.get(keyword)
+
+
+class Interpreter:
+    """Evaluates the repository's code into ``values``, one inspection at a time."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.loops = 0  # > 0 while walking a loop body, also inside functions it calls
+        self._scopes: dict[Path, Scope] = {}
+        self._steps = 0
+        self._calls = 0
+        self._depth = 0
+
+    # --- modules and names -------------------------------------------------------------
+
+    def module_scope(self, module: Module) -> Scope:
+        """The module's top-level names after running its body (once per inspection)."""
+        scope = self._scopes.get(module.path)
+        if scope is None:
+            scope = self._scopes[module.path] = Scope(module, None)  # before: import cycles
+            self.run(module.tree.body, scope)
+        return scope
+
+    def lookup(self, scope: Scope, name: str, node: cst.CSTNode | None = None) -> Value:
+        found: Scope | None = scope
+        while found is not None:
+            if name in found.vars:
+                return self._settle(found, name)
+            root, found = found, found.parent
+        for star in root.stars:
+            value = self._resolve(star, name)
+            if not isinstance(value, Unknown):
+                return value
+        if name in _BUILTINS:
+            return External(f"builtins.{name}")
+        site = Site(scope.module, node) if node is not None else None
+        return Unknown(f"{name!r} is not defined", site)
+
+    def _settle(self, scope: Scope, name: str) -> Value:
+        value = scope.vars[name]
+        if isinstance(value, Pending):
+            value = scope.vars[name] = self._resolve(value)
+        return value
+
+    def _resolve(self, pending: Pending, star_name: str | None = None) -> Value:
+        target = self.project.find(pending.importer, pending.module, pending.level)
+        name = star_name or pending.name
+        if target is None:
+            if pending.level:
+                dots = "." * pending.level
+                return Unknown(f"relative import {dots}{pending.module} is not in the repository")
+            dotted = ".".join(p for p in (pending.module, name) if p)
+            return External(dotted)
+        ref = self._module_ref(target)
+        return ref if name is None else self.attribute(ref, name, None)
+
+    def _module_ref(self, target: Path) -> ModuleRef:
+        if target.is_dir():
+            return ModuleRef(package=target)
+        package = target.parent if target.name == "__init__.py" else None
+        return ModuleRef(package=package, module=self.project.module(target))
+
+    def attribute(self, base: Value, name: str, site: Site | None) -> Value:
+        """``base.name``."""
+        match base:
+            case External():
+                return External(f"{base.qualname}.{name}")
+            case ModuleRef():
+                return self._module_attribute(base, name, site)
+            case Instance():
+                if name in base.attrs:
+                    return base.attrs[name]
+                return self._bind_self(self.class_attr(base.cls, name), base, name)
+            case Class():
+                return self.class_attr(base, name) or Unknown(
+                    f"{base.node.name.value}.{name} is not defined", site
+                )
+            case Builder() | Compiled() | Prebuilt() | ToolNode():
+                return Method(base, name)
+            case Const() if name == "value":  # Enum members of str enums
+                return base
+            case Unknown():
+                return base
+        return Unknown(f"attribute {name!r} of {describe(base)}", site)
+
+    def _module_attribute(self, ref: ModuleRef, name: str, site: Site | None) -> Value:
+        if ref.module is not None:
+            scope = self.module_scope(ref.module)
+            if name in scope.vars:
+                return self._settle(scope, name)
+        if ref.package is not None:
+            sub = find_module(self.project.root, [ref.package], name)
+            if sub is not None:
+                return self._module_ref(sub)
+        where = ref.module.rel if ref.module else str(ref.package)
+        return Unknown(f"{name!r} is not defined in {where}", site)
+
+    def class_attr(self, cls: Class, name: str) -> Value | None:
+        """A name from the class body or its repository base classes (None if absent)."""
+        if name in cls.scope.vars:
+            return self._settle(cls.scope, name)
+        for base in cls.node.bases:
+            value = self.eval(base.value, cls.scope)
+            if isinstance(value, Class) and value is not cls:
+                found = self.class_attr(value, name)
+                if found is not None:
+                    return found
+        return None
+
+    def _bind_self(self, value: Value | None, instance: Instance, name: str) -> Value:
+        if isinstance(value, Function):
+            return Function(value.node, value.module, value.scope, bound=instance)
+        if value is None:
+            cls = instance.cls.node.name.value
+            return Unknown(f"{cls}.{name} is set at run time")
+        return value
+
+    # --- statements ----------------------------------------------------------------------
+
+    def run(self, body: Sequence[cst.CSTNode], scope: Scope) -> None:
+        for stmt in body:
+            self._steps += 1
+            if self._steps > MAX_STEPS:
+                if self._steps == MAX_STEPS + 1:
+                    self.project.warn(scope.module, stmt, "code too large; stopped reading here")
+                return
+            self._statement(stmt, scope)
+
+    def _statement(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        match stmt:
+            case cst.SimpleStatementLine() | cst.SimpleStatementSuite():
+                self.run(stmt.body, scope)
+            case cst.FunctionDef():
+                self._bind(scope, stmt.name.value, self._function(stmt, scope), stmt)
+            case cst.ClassDef():
+                self._bind(scope, stmt.name.value, self._class(stmt, scope), stmt)
+            case cst.If():
+                if not _is_main_guard(stmt.test):
+                    self.eval(stmt.test, scope)
+                    self._suite(stmt.body, scope)
+                    if stmt.orelse is not None:
+                        self._statement(stmt.orelse, scope)
+            case cst.Else():
+                self._suite(stmt.body, scope)
+            case cst.For() | cst.While():
+                self.loops += 1
+                if isinstance(stmt, cst.For):
+                    self.eval(stmt.iter, scope)
+                    self._assign(stmt.target, Unknown("a loop variable"), scope, stmt)
+                self._suite(stmt.body, scope)
+                self.loops -= 1
+                if stmt.orelse is not None:
+                    self._suite(stmt.orelse.body, scope)
+            case cst.Try() | cst.TryStar():
+                self._suite(stmt.body, scope)  # except-branches are fallbacks: not the usual path
+                for extra in (stmt.orelse, stmt.finalbody):
+                    if extra is not None:
+                        self._suite(extra.body, scope)
+            case cst.With():
+                for item in stmt.items:
+                    value = self.eval(item.item, scope)
+                    if item.asname is not None:
+                        entered = value if isinstance(value, Graphish) else Unknown("a with-target")
+                        self._assign(item.asname.name, entered, scope, stmt)
+                self._suite(stmt.body, scope)
+            case cst.Match():
+                for case in stmt.cases:
+                    self._suite(case.body, scope)
+            case _:
+                self._small(stmt, scope)
+
+    def _suite(self, suite: cst.BaseSuite, scope: Scope) -> None:
+        self.run(suite.body, scope)
+
+    def _small(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        match stmt:
+            case cst.Assign():
+                value = self.eval(stmt.value, scope)
+                for target in stmt.targets:
+                    self._assign(target.target, value, scope, stmt)
+            case cst.AnnAssign(value=cst.BaseExpression() as expr):
+                self._assign(stmt.target, self.eval(expr, scope), scope, stmt)
+            case cst.AugAssign():
+                self.eval(stmt.value, scope)
+                self._assign(stmt.target, Unknown("an augmented assignment"), scope, stmt)
+            case cst.TypeAlias():
+                self._assign(stmt.name, self.eval(stmt.value, scope), scope, stmt)
+            case cst.Expr():
+                self.eval(stmt.value, scope)
+            case cst.Return():
+                scope.returns.append(self.eval(stmt.value, scope) if stmt.value else Const(None))
+            case cst.Import():
+                for alias in stmt.names:
+                    dotted = get_full_name_for_node(alias.name) or ""
+                    if alias.asname is not None:
+                        bound = get_full_name_for_node(alias.asname.name) or dotted
+                        self._bind(scope, bound, Pending(scope.module, dotted, None, 0), stmt)
+                    else:
+                        top = dotted.partition(".")[0]
+                        self._bind(scope, top, Pending(scope.module, top, None, 0), stmt)
+            case cst.ImportFrom():
+                self._import_from(stmt, scope)
+
+    def _import_from(self, stmt: cst.ImportFrom, scope: Scope) -> None:
+        dotted = get_full_name_for_node(stmt.module) if stmt.module else ""
+        level = len(stmt.relative)
+        if isinstance(stmt.names, cst.ImportStar):
+            scope.stars.append(Pending(scope.module, dotted or "", None, level))
+            return
+        for alias in stmt.names:
+            name = get_full_name_for_node(alias.name) or ""
+            bound = get_full_name_for_node(alias.asname.name) if alias.asname else None
+            self._bind(scope, bound or name, Pending(scope.module, dotted or "", name, level), stmt)
+
+    def _bind(self, scope: Scope, name: str, value: Value | Pending, node: cst.CSTNode) -> None:
+        scope.vars[name] = value
+        scope.sites[name] = node
+
+    def _assign(self, target: cst.CSTNode, value: Value, scope: Scope, stmt: cst.CSTNode) -> None:
+        match target:
+            case cst.Name():
+                self._bind(scope, target.value, value, stmt)
+            case cst.Attribute():
+                owner = self.eval(target.value, scope)
+                if isinstance(owner, Instance):
+                    owner.attrs[target.attr.value] = value
+            case cst.Tuple() | cst.List():
+                items = value.items if isinstance(value, Seq) else []
+                for index, element in enumerate(target.elements):
+                    item = items[index] if len(items) == len(target.elements) else None
+                    self._assign(element.value, item or Unknown("an unpacked value"), scope, stmt)
+
+    def _function(self, node: cst.FunctionDef, scope: Scope) -> Value:
+        closure = scope.parent if scope.is_class and scope.parent else scope
+        function = Function(node, scope.module, closure)
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            value = self.eval(expr.func if isinstance(expr, cst.Call) else expr, scope)
+            if isinstance(value, External) and value.is_("entrypoint"):
+                return Entrypoint(function)
+        return function
+
+    def _class(self, node: cst.ClassDef, scope: Scope) -> Class:
+        body = Scope(scope.module, scope, is_class=True)
+        self.run(node.body.body, body)
+        return Class(node, scope.module, body)
+
+    # --- expressions ---------------------------------------------------------------------
+
+    def eval(self, expr: cst.BaseExpression, scope: Scope) -> Value:
+        if self._depth >= MAX_EXPR_DEPTH:
+            return Unknown("an expression nested too deeply", Site(scope.module, expr))
+        self._depth += 1
+        try:
+            return self._eval(expr, scope)
+        finally:
+            self._depth -= 1
+
+    def _eval(self, expr: cst.BaseExpression, scope: Scope) -> Value:
+        site = Site(scope.module, expr)
+        match expr:
+            case cst.Name(value="True" | "False" | "None"):
+                return Const({"True": True, "False": False, "None": None}[expr.value])
+            case cst.Name():
+                return self.lookup(scope, expr.value, expr)
+            case cst.Attribute():
+                return self.attribute(self.eval(expr.value, scope), expr.attr.value, site)
+            case cst.Call():
+                return self.call(self.eval(expr.func, scope), self._args(expr, scope), site)
+            case cst.SimpleString() | cst.Integer() | cst.Float() | cst.ConcatenatedString():
+                value = expr.evaluated_value
+                return Const(value) if value is not None else Unknown("an f-string", site)
+            case cst.List() | cst.Tuple() | cst.Set():
+                return Seq([self._element(element, scope) for element in expr.elements])
+            case cst.Dict():
+                return self._dict(expr, scope)
+            case cst.Lambda():
+                return Lambda(expr, scope.module)
+            case cst.Await():
+                return self.eval(expr.expression, scope)
+            case cst.Subscript():
+                base = self.eval(expr.value, scope)
+                if isinstance(base, External | Class | TypeExpr):
+                    return TypeExpr(expr, scope.module)
+                return Unknown("a subscripted value", site)
+            case cst.Yield(value=cst.BaseExpression() as yielded):
+                scope.returns.append(self.eval(yielded, scope))
+            case cst.NamedExpr():
+                named = self.eval(expr.value, scope)
+                self._assign(expr.target, named, scope, expr)
+                return named
+            case cst.ListComp() | cst.SetComp() | cst.GeneratorExp() | cst.DictComp():
+                inner = Scope(scope.module, scope)
+                self._comprehension(expr.for_in, inner)
+                self.loops += 1
+                for part in (
+                    (expr.key, expr.value) if isinstance(expr, cst.DictComp) else (expr.elt,)
+                ):
+                    self.eval(part, inner)
+                self.loops -= 1
+                return Unknown("a comprehension", site)
+            case cst.IfExp() | cst.BooleanOperation():
+                for part in (
+                    (expr.body, expr.orelse)
+                    if isinstance(expr, cst.IfExp)
+                    else (expr.left, expr.right)
+                ):
+                    self.eval(part, scope)
+                return Unknown("a value chosen at run time", site)
+        return Unknown(f"a {type(expr).__name__} expression", site)
+
+    def _element(self, element: cst.BaseElement, scope: Scope) -> Value:
+        if isinstance(element, cst.StarredElement):
+            return Unknown("an unpacked value")
+        return self.eval(element.value, scope)
+
+    def _dict(self, expr: cst.Dict, scope: Scope) -> Mapping:
+        mapping = Mapping([])
+        for element in expr.elements:
+            if isinstance(element, cst.DictElement):
+                key = self.eval(element.key, scope)
+                mapping.items.append((key, self.eval(element.value, scope)))
+            else:
+                mapping.complete = False
+        return mapping
+
+    def _comprehension(self, for_in: cst.CompFor, scope: Scope) -> None:
+        self.eval(for_in.iter, scope)
+        self._assign(for_in.target, Unknown("a comprehension variable"), scope, for_in)
+        if for_in.inner_for_in is not None:
+            self._comprehension(for_in.inner_for_in, scope)
+
+    def _args(self, call: cst.Call, scope: Scope) -> Args:
+        args = Args()
+        for arg in call.args:
+            value = self.eval(arg.value, scope)
+            if arg.keyword is not None:
+                args.keywords[arg.keyword.value] = value
+                args.keyword_exprs[arg.keyword.value] = arg.value
+            elif not arg.star:
+                args.positional.append(value)
+                args.exprs.append(arg.value)
+        return args
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def call(self, func: Value, args: Args, site: Site) -> Value:
+        """The value ``func(*args)`` returns, as far as it can be known."""
+        match func:
+            case External():
+                return self._call_external(func, args, site)
+            case Function():
+                return self.invoke(func, args, site)
+            case Class():
+                return self._instantiate(func, args, site)
+            case Method(receiver=Builder() as builder):
+                return builders.call_method(self, builder, func.name, args, site)
+            case Method(receiver=Compiled() | Prebuilt() as graph) if func.name in _SAME_GRAPH:
+                return graph
+            case Unknown():
+                return func
+        return Unknown(f"the result of calling {describe(func)}", site)
+
+    def _call_external(self, func: External, args: Args, site: Site) -> Value:
+        if func.is_("StateGraph"):
+            return builders.new_builder(args, site)
+        if func.is_("ToolNode"):
+            return ToolNode(const_str(args.keywords.get("name")) or "tools", site)
+        if func.is_("create_react_agent", "create_agent"):
+            named = dict(zip(("model", "tools"), args.positional, strict=False))
+            return Prebuilt(func.leaf, {**named, **args.keywords}, site)
+        if func.is_(*_WRAPPERS) and args.positional:
+            return args.positional[0]
+        return Unknown(f"the result of {func.qualname}()", site)
+
+    def invoke(self, func: Function, args: Args, site: Site) -> Value:
+        """Run a repository function's body with its parameters bound; its return value."""
+        if self._calls >= MAX_CALL_DEPTH:
+            return Unknown(f"calls nested too deeply at {func.name}()", site)
+        scope = Scope(func.module, func.scope)
+        self._bind_params(func, args, scope)
+        self._calls += 1
+        try:
+            self._suite(func.node.body, scope)
+        finally:
+            self._calls -= 1
+        graphs = [value for value in scope.returns if isinstance(value, Graphish)]
+        if graphs:
+            return graphs[0]
+        return scope.returns[-1] if scope.returns else Const(None)
+
+    def _bind_params(self, func: Function, args: Args, scope: Scope) -> None:
+        params = func.node.params
+        given = [func.bound, *args.positional] if func.bound is not None else args.positional
+        for index, param in enumerate([*params.posonly_params, *params.params]):
+            value = given[index] if index < len(given) else args.keywords.get(param.name.value)
+            scope.vars[param.name.value] = value or self._default(func, param)
+        for param in params.kwonly_params:
+            scope.vars[param.name.value] = args.keywords.get(param.name.value) or self._default(
+                func, param
+            )
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.vars[star.name.value] = Unknown(f"*{star.name.value} of {func.name}()")
+
+    def _default(self, func: Function, param: cst.Param) -> Value:
+        if param.default is not None:
+            return self.eval(param.default, func.scope)
+        return Unknown(f"parameter {param.name.value!r} of {func.name}()")
+
+    def _instantiate(self, cls: Class, args: Args, site: Site) -> Instance:
+        instance = Instance(cls)
+        init = self.class_attr(cls, "__init__")
+        if isinstance(init, Function):
+            self.invoke(Function(init.node, init.module, init.scope, bound=instance), args, site)
+        return instance
+
+    def function_scope(self, func: Function | Lambda) -> Scope:
+        """A scope to resolve names used inside ``func`` (its module's globals)."""
+        if isinstance(func, Function):
+            return func.scope
+        return self.module_scope(func.module)
+
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    return (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == "__name__"
+    )

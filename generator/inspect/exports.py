@@ -1,0 +1,162 @@
+"""One graph of ``langgraph.json``: what its export is, and everything read from it.
+
+The export is a compiled graph (``builder.compile()``, also ``.with_config(...)``, or an
+uncompiled builder the server compiles), a factory function (sync or async, no argument,
+``(config)`` or ``(config, runtime)``, also a context manager) whose body is followed to the
+graph it returns, a prebuilt agent (``create_react_agent``/``create_agent``), an ``@entrypoint``
+function (functional API: no state or nodes to read), or ``unresolvable`` with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from generator.config import GraphSpec
+from generator.inspect.evaluate import Args, Interpreter
+from generator.inspect.nodes import describe_nodes
+from generator.inspect.state import schema_of
+from generator.inspect.strategy import is_message_input, suggest
+from generator.inspect.structured import structured_outputs
+from generator.inspect.values import (
+    Builder,
+    Class,
+    Compiled,
+    Entrypoint,
+    External,
+    Function,
+    Lambda,
+    Prebuilt,
+    Site,
+    Unknown,
+    Value,
+    describe,
+)
+from generator.models import FactorySignature, Graph
+
+#: State each prebuilt uses when no ``state_schema`` is given.
+_PREBUILT_STATES = {
+    "create_react_agent": "langgraph.prebuilt.chat_agent_executor.AgentState",
+    "create_agent": "langchain.agents.AgentState",
+}
+
+
+def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
+    """Read the graph ``spec`` names, following its code wherever it leads in the repository."""
+    module = interp.project.module(interp.project.root / spec.path)
+    scope = interp.module_scope(module)
+    site = Site(module, scope.sites.get(spec.export, module.tree))
+    if spec.export in scope.vars:
+        value = interp.lookup(scope, spec.export)
+    else:
+        value = Unknown(f"{spec.export!r} is not defined at the top level of {spec.file}")
+    known: dict[str, Any] = {"graph_id": spec.graph_id, "description": spec.description}
+    known |= {"file": spec.file, "export": spec.export}
+    if isinstance(value, Function):
+        signature = FactorySignature(
+            params=[p.name.value for p in _params(value.node)], is_async=value.is_async
+        )
+        built = interp.invoke(value, Args(), site)
+        known |= {"export_kind": "factory", "factory": signature}
+        known |= _describe(interp, built, site, spec.graph_id, factory=value.name)
+    else:
+        known |= _describe(interp, value, site, spec.graph_id, factory=None)
+    graph = Graph(**known)
+    graph.input_is_messages = graph.input_is_messages or is_message_input(
+        graph.input_schema or graph.state
+    )
+    graph.strategy, graph.strategy_reason = suggest(graph)
+    return graph
+
+
+def _describe(
+    interp: Interpreter, value: Value, site: Site, gid: str, factory: str | None
+) -> dict[str, Any]:
+    match value:
+        case Compiled():
+            return _builder(interp, value.builder, site, gid) | {"compile_name": value.name}
+        case Builder():
+            return _builder(interp, value, site, gid)
+        case Prebuilt():
+            return _prebuilt(interp, value, gid)
+        case Entrypoint():
+            return _entrypoint(interp, value, gid)
+    reason = describe(value)
+    where = value.site if isinstance(value, Unknown) and value.site else site
+    subject = f"factory {factory}() returns" if factory else "the export is"
+    interp.project.warn(
+        where.module, where.node, f"graph {gid!r}: {subject} not resolvable statically: {reason}"
+    )
+    if factory:
+        return {}
+    return {"export_kind": "unresolvable", "export_reason": reason}
+
+
+def _builder(interp: Interpreter, builder: Builder, site: Site, gid: str) -> dict[str, Any]:
+    def schema(value: Value | None, what: str) -> Any:
+        return schema_of(interp, value, f"{what} of graph {gid!r}", builder.site)
+
+    state = builder.state or Unknown("StateGraph() was given no state schema", builder.site)
+    nodes, command_edges = describe_nodes(interp, builder)
+    modules = {builder.site.module, site.module}
+    modules |= {n.target.module for n in builder.nodes if isinstance(n.target, Function | Lambda)}
+    return {
+        "export_kind": "compiled_graph",
+        "state": schema(state, "state"),
+        "input_schema": schema(builder.schemas.get("input"), "input schema"),
+        "output_schema": schema(builder.schemas.get("output"), "output schema"),
+        "context_schema": schema(builder.schemas.get("context"), "context schema"),
+        "nodes": nodes,
+        "nodes_complete": builder.complete,
+        "edges": builder.edges + command_edges,
+        "structured_output": structured_outputs(interp, sorted(modules, key=lambda m: m.rel)),
+    }
+
+
+def _prebuilt(interp: Interpreter, graph: Prebuilt, gid: str) -> dict[str, Any]:
+    def schema(keyword: str, what: str) -> Any:
+        return schema_of(interp, graph.kwargs.get(keyword), f"{what} of graph {gid!r}", graph.site)
+
+    state = graph.kwargs.get("state_schema") or External(_PREBUILT_STATES[graph.factory])
+    outputs = structured_outputs(interp, [graph.site.module])
+    return {
+        "export_kind": "prebuilt",
+        "prebuilt": graph.factory,
+        "state": schema_of(interp, state, f"state of graph {gid!r}", graph.site),
+        "context_schema": schema("context_schema", "context schema")
+        or schema("config_schema", "context schema"),
+        "compile_name": graph.name,
+        "structured_output": outputs,
+        "input_is_messages": True,
+    }
+
+
+def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, Any]:
+    function = entry.function
+    site = Site(function.module, function.node)
+    interp.project.warn(
+        function.module,
+        function.node,
+        f"graph {gid!r} uses the functional API (@entrypoint): its state and nodes are not "
+        "known statically",
+    )
+    params = _params(function.node)
+    annotation = params[0].annotation if params and params[0].annotation else None
+    input_schema = None
+    if annotation is not None:
+        value = interp.eval(annotation.annotation, function.scope)
+        if isinstance(value, Class):
+            input_schema = schema_of(interp, value, f"input of graph {gid!r}", site)
+    written = function.module.code(annotation.annotation) if annotation else ""
+    return {
+        "export_kind": "entrypoint",
+        "input_schema": input_schema,
+        "input_is_messages": "Message" in written,
+        "structured_output": structured_outputs(interp, [function.module]),
+    }
+
+
+def _params(node: cst.FunctionDef) -> list[cst.Param]:
+    params = node.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]

@@ -1,0 +1,131 @@
+"""The agent's repository as the inspector sees it: files parsed once, imports found on disk.
+
+Each Python file is read and parsed with LibCST at most once per inspection, however many graphs
+or imports reach it. Imports are resolved the way the LangGraph server would resolve them, but on
+disk only: absolute imports against the config's import roots (``src/`` layouts, local
+dependencies) and then the importer's own folder (flat siblings), relative imports by walking up
+from the importer. Nothing is ever imported.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from generator.errors import AgentImportError
+from generator.models import Warning_
+from generator.paths import find_module, relative, within
+
+#: Files above this size are not parsed (generated code, vendored data).
+MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+class Module:
+    """One parsed file; ``rel`` is its path relative to the source root."""
+
+    def __init__(self, path: Path, rel: str, tree: cst.Module) -> None:
+        self.path = path
+        self.rel = rel
+        self.tree = tree
+        self._positions: dict[cst.CSTNode, CodeRange] | None = None
+
+    def line(self, node: cst.CSTNode) -> int | None:
+        """The line ``node`` starts on (positions are computed on first use only)."""
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
+            self._positions = dict(wrapper.resolve(PositionProvider))
+        position = self._positions.get(node)
+        return position.start.line if position else None
+
+    def code(self, node: cst.CSTNode) -> str:
+        """``node`` as written in the file (whitespace inside it normalised)."""
+        return " ".join(self.tree.code_for_node(node).split())
+
+    def __repr__(self) -> str:
+        return f"Module({self.rel!r})"
+
+
+class Project:
+    """Parsed modules, import resolution and the warnings of one inspection."""
+
+    def __init__(self, root: Path, import_roots: list[Path]) -> None:
+        self.root = root
+        self.import_roots = import_roots
+        self.warnings: list[Warning_] = []
+        self._modules: dict[Path, Module] = {}
+
+    def module(self, path: Path) -> Module:
+        """The parsed file at ``path`` (already checked to be inside the tree)."""
+        cached = self._modules.get(path)
+        if cached is not None:
+            return cached
+        rel = relative(self.root, path)
+        data = path.read_bytes()
+        if len(data) > MAX_FILE_BYTES:
+            raise AgentImportError(f"larger than {MAX_FILE_BYTES // 1024} KB; not parsed", file=rel)
+        try:
+            tree = cst.parse_module(data)
+        except cst.ParserSyntaxError as exc:
+            raise AgentImportError(
+                f"syntax error: {exc.message}", file=rel, line=exc.raw_line
+            ) from None
+        except (UnicodeDecodeError, LookupError):
+            raise AgentImportError("not readable as Python source text", file=rel) from None
+        except RecursionError:
+            raise AgentImportError("nested too deeply to parse", file=rel) from None
+        module = Module(path, rel, tree)
+        self._modules[path] = module
+        return module
+
+    def find(self, importer: Module, dotted: str, level: int) -> Path | None:
+        """The file or namespace folder ``from <level dots><dotted> import ...`` names.
+
+        None means it is not in the repository: a library (or a typo, which the warnings of
+        whatever uses it will show).
+        """
+        if level == 0:
+            return find_module(self.root, [*self.import_roots, importer.path.parent], dotted)
+        base = importer.path.parent
+        for _ in range(level - 1):
+            base = base.parent
+        if not base.is_relative_to(self.root):
+            return None
+        if not dotted:
+            init = base / "__init__.py"
+            return (
+                within(self.root, relative(self.root, init), what="module")
+                if init.is_file()
+                else base
+            )
+        return find_module(self.root, [base], dotted)
+
+    def read_optional(self, path: Path) -> str | None:
+        """Text of an optional file (README, pyproject...); None if absent or unreadable.
+
+        A symlink pointing out of the tree is skipped with a warning, never followed.
+        """
+        if not path.is_file():
+            return None
+        rel = relative(self.root, Path(os.path.normpath(path)))
+        try:
+            safe = within(self.root, rel, what="file")
+            return safe.read_text(encoding="utf-8")
+        except AgentImportError as exc:
+            self.warn(rel, None, f"{exc}; skipped")
+        except (OSError, UnicodeDecodeError):
+            self.warn(rel, None, "not readable as UTF-8 text; skipped")
+        return None
+
+    def warn(self, module: Module | str, node: cst.CSTNode | None, message: str) -> None:
+        """Record something that cannot be known statically, once per place and message."""
+        if isinstance(module, Module):
+            warning = Warning_(
+                file=module.rel, line=module.line(node) if node else None, message=message
+            )
+        else:
+            warning = Warning_(file=module, message=message)
+        if warning not in self.warnings:
+            self.warnings.append(warning)
