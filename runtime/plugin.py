@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from runtime.contracts import CommonState, Mode
 
 PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+ALL_MODES: tuple[Mode, ...] = ("voice", "text")
 
 
 class Capabilities(BaseModel):
@@ -28,7 +29,7 @@ class Capabilities(BaseModel):
     title: str
     description: str = ""
     actions: list[str] = Field(default_factory=list, description="Namespaced action ids.")
-    modes: list[Mode] = Field(default_factory=lambda: ["voice", "text"])
+    modes: list[Mode] = Field(default_factory=lambda: list(ALL_MODES))
     screens: list[str] = Field(default_factory=list)
 
 
