@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from fastapi import WebSocket
 from langchain_core.callbacks import BaseCallbackHandler
@@ -36,6 +36,10 @@ from runtime.settings import Settings
 from runtime.wire import CloseCode, ProtocolError, close_reason, encode, parse_client_frame
 
 logger = logging.getLogger(__name__)
+
+#: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
+#: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
+DURABILITY: Final = "exit"
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,9 @@ class Session:
         inputs = {**update, "mode": self.mode, "device": self.device, "outbox": None}
         events: list[ServerEventDict]
         try:
-            state = await asyncio.to_thread(graph.invoke, inputs, self.config)
+            state = await asyncio.to_thread(
+                graph.invoke, inputs, self.config, durability=DURABILITY
+            )
         except Exception:
             logger.exception(
                 "agent %r failed in session %s", self.plugin.plugin_id, self.session_id

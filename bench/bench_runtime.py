@@ -1,0 +1,235 @@
+"""Runtime benchmarks: turns per second and latency under load, overhead per turn, start-up time.
+
+* Load: 10 and 100 concurrent WebSocket sessions on loopback against ``a2ui-runtime serve`` in a
+  subprocess (so the client load does not share the server's GIL); each session plays the same
+  turn repeatedly; latency is from sending a transcript to the ``thinking`` false closing its turn.
+* Overhead: one session's turn latency through the server over the same compiled graph called
+  directly in-process with the same kind of checkpointer and durability (a ratio of medians).
+* Start-up: discovery of 50 generated trivial plugins in a fresh interpreter, and a whole server
+  start (process spawn to ``/health`` answering) over them.
+
+Prints figures only; the run is bounded (well under two minutes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from runtime.discovery import discover
+from runtime.observability import run_config
+from runtime.session import DURABILITY
+
+MORTGAGE_TURN = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
+TRIVIAL_PLUGIN = """\
+from langgraph.graph import END, START, StateGraph
+
+from runtime.contracts import CommonState, event
+from runtime.plugin import PluginBase
+
+
+class Plugin(PluginBase):
+    plugin_id = {plugin_id!r}
+    title = "Trivial {n}"
+
+    def build_graph(self):
+        graph = StateGraph(CommonState)
+        graph.add_node("reply", lambda state: {{"outbox": [event("server.voice.say", text="ok")]}})
+        graph.add_edge(START, "reply")
+        graph.add_edge("reply", END)
+        return graph
+"""
+STARTUP_TIMEOUT_S = 60.0
+LOAD_BUDGET_S = 25.0
+
+
+def main(argv: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-runtime-") as tmp:
+        trivial_dir = generate_plugins(Path(tmp) / "plugins", 50)
+        agent, plugins_dir = pick_agent(trivial_dir)
+        print(f"agent: {agent}; turn: {turn_text(agent)!r}")
+        with server(plugins_dir) as (address, _):
+            for sessions, turns in ((10, 20), (100, 5)):
+                load(address, agent, sessions, turns)
+            overhead(address, agent, plugins_dir)
+        startup(trivial_dir)
+
+
+def pick_agent(trivial_dir: Path) -> tuple[str, Path | None]:
+    """The mortgage plugin when it is there, else a trivial one."""
+    if "mortgage" in discover().plugins:
+        return "mortgage", None
+    return "trivial_00", trivial_dir
+
+
+def turn_text(agent: str) -> str:
+    return MORTGAGE_TURN if agent == "mortgage" else "hello"
+
+
+def generate_plugins(folder: Path, count: int) -> Path:
+    for n in range(count):
+        plugin_id = f"trivial_{n:02d}"
+        package = folder / plugin_id
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text(f'"""Trivial plugin {n}."""\n')
+        (package / "plugin.py").write_text(TRIVIAL_PLUGIN.format(plugin_id=plugin_id, n=n))
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server(plugins_dir: Path | None) -> Iterator[tuple[str, float]]:
+    """``a2ui-runtime serve`` in a subprocess; yields its address and its start-up seconds."""
+    port = free_port()
+    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port)]
+    command += ["--log-level", "WARNING"]
+    if plugins_dir is not None:
+        command += ["--plugins-dir", str(plugins_dir)]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    address = f"127.0.0.1:{port}"
+    try:
+        wait_healthy(address, process)
+        yield address, time.perf_counter() - started
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def wait_healthy(address: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            httpx.get(f"http://{address}/health", timeout=1).raise_for_status()
+            return
+        except httpx.HTTPError:
+            time.sleep(0.02)
+    raise RuntimeError(f"the benchmark server on {address} did not start")
+
+
+async def receive_turn(ws: ClientConnection) -> None:
+    while True:
+        frame = json.loads(await ws.recv())
+        if frame["type"] == "server.agent.thinking" and frame["payload"]["thinking"] is False:
+            return
+
+
+async def session(address: str, agent: str, turns: int, deadline: float) -> list[float]:
+    """One client: connect, take the welcome, then play ``turns`` turns; per-turn latencies."""
+    message = json.dumps({"type": "client.transcript.final", "payload": {"text": turn_text(agent)}})
+    latencies = []
+    async with connect(f"ws://{address}/ws?agent={agent}&mode=voice", max_size=None) as ws:
+        await receive_turn(ws)
+        for _ in range(turns):
+            if time.monotonic() > deadline:
+                break
+            sent = time.perf_counter()
+            await ws.send(message)
+            await receive_turn(ws)
+            latencies.append(time.perf_counter() - sent)
+    return latencies
+
+
+def load(address: str, agent: str, sessions: int, turns: int) -> None:
+    async def run() -> tuple[list[float], float]:
+        deadline = time.monotonic() + LOAD_BUDGET_S
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            *(session(address, agent, turns, deadline) for _ in range(sessions))
+        )
+        return [lat for lats in results for lat in lats], time.perf_counter() - started
+
+    latencies, elapsed = asyncio.run(run())
+    print(
+        f"{sessions:>3} sessions x {turns} turns: {len(latencies) / elapsed:7.1f} turns/s, "
+        f"p50 {percentile(latencies, 50):6.1f} ms, p95 {percentile(latencies, 95):6.1f} ms "
+        f"({len(latencies)} turns in {elapsed:.1f} s, connections and welcomes included)"
+    )
+
+
+def overhead(address: str, agent: str, plugins_dir: Path | None, turns: int = 200) -> None:
+    """One session through the server vs the same graph invoked directly, turns interleaved.
+
+    Interleaving keeps both series in the same moments of a shared, noisy machine.
+    """
+    registry = discover(plugins_dir)
+    graph = registry.graph(agent)
+    config = run_config(session_id=uuid.uuid4().hex, agent_id=agent)
+    graph.invoke({**registry.plugins[agent].create_initial_state(), "outbox": None}, config)
+    update = {
+        "transcript": turn_text(agent),
+        "pendingAction": None,
+        "mode": "voice",
+        "outbox": None,
+    }
+    message = json.dumps({"type": "client.transcript.final", "payload": {"text": turn_text(agent)}})
+
+    async def measure() -> tuple[list[float], list[float]]:
+        served, direct = [], []
+        async with connect(f"ws://{address}/ws?agent={agent}", max_size=None) as ws:
+            await receive_turn(ws)
+            for _ in range(turns):
+                started = time.perf_counter()
+                await ws.send(message)
+                await receive_turn(ws)
+                served.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                graph.invoke(update, config, durability=DURABILITY)
+                direct.append(time.perf_counter() - started)
+        return served, direct
+
+    served, direct = asyncio.run(measure())
+    ratio = statistics.median(served) / statistics.median(direct)
+    print(
+        f"overhead: turn through the server p50 {percentile(served, 50):.2f} ms vs direct "
+        f"graph.invoke p50 {percentile(direct, 50):.2f} ms -> {ratio:.2f}x "
+        f"(+{percentile(served, 50) - percentile(direct, 50):.2f} ms per turn: WebSocket, JSON, "
+        "worker thread, outbox)"
+    )
+
+
+def startup(trivial_dir: Path) -> None:
+    script = (
+        "import time, sys; from pathlib import Path; from runtime.discovery import discover; "
+        "t = time.perf_counter(); r = discover(Path(sys.argv[1])); "
+        "print(len(r.plugins), len(r.broken), time.perf_counter() - t)"
+    )
+    command = [sys.executable, "-c", script, str(trivial_dir)]
+    found, broken, seconds = subprocess.run(
+        command, capture_output=True, text=True, check=True
+    ).stdout.split()
+    print(
+        f"start-up: discovery of {found} plugins ({broken} broken) in {float(seconds) * 1e3:.0f} ms"
+    )
+    with server(trivial_dir) as (_, spawn_seconds):
+        print(f"start-up: whole server (spawn to /health) with 50 plugins in {spawn_seconds:.2f} s")
+
+
+def percentile(values: list[float], pct: int) -> float:
+    """The ``pct``-th percentile in milliseconds (nearest rank)."""
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(pct / 100 * len(ordered)) - 1))
+    return ordered[rank] * 1000
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
