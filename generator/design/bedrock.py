@@ -215,7 +215,8 @@ def _reason(exc: ClientError, model_id: str, output_mode: OutputMode) -> str:
         )
     if code in _RETRIED_CODES:
         attempts = exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0) + 1
-        return f"{_RETRIED_CODES[code]} after {attempts} attempts: {message}"
+        plural = "s" if attempts > 1 else ""
+        return f"{_RETRIED_CODES[code]} after {attempts} attempt{plural}: {message}"
     return f"Bedrock error {code or 'unknown'} from {model_id}: {message}"
 
 

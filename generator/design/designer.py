@@ -65,7 +65,9 @@ def design(
     facts = agent_facts(inspection, graph_id, sample_output=options.sample_output)
     if options.offline:
         mapping = heuristic_mapping(facts)
-        provenance = Provenance(mode="fallback", fallback_reason=OFFLINE_REASON)
+        provenance = Provenance(
+            mode="fallback", mapping_reason=mapping.reason, fallback_reason=OFFLINE_REASON
+        )
         return _fallback(facts, plugin_id, mapping, provenance)
 
     models = _Models(options, client)
@@ -214,6 +216,8 @@ class _Models:
         if outcome.value is not None:
             return outcome.value, outcome
         heuristic = heuristic_mapping(facts)
+        if outcome.failure_everywhere:  # said once, as the design's fallback reason
+            return heuristic, outcome
         reason = f"{heuristic.reason} ({self.options.mapping_model}: {outcome.failure})"
         return heuristic.model_copy(update={"reason": reason}), outcome
 

@@ -88,7 +88,7 @@ def agent_facts(
     return AgentFacts(
         graph=graph,
         title=_title(inspection.readme_excerpt, graph),
-        description=_description(inspection.readme_excerpt, graph),
+        description=graph.description or _description(inspection.readme_excerpt, graph),
         readme_excerpt=inspection.readme_excerpt,
         fields=fields,
         input_fields=_unique(inputs + extra),

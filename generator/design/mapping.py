@@ -28,7 +28,9 @@ INPUT_WORDS = (
     "user_input",
     "message",
     "task",
+    "goal",
     "topic",
+    "instructions",
     "text",
 )
 OUTPUT_WORDS = (
@@ -87,12 +89,13 @@ def heuristic_mapping(facts: AgentFacts) -> FieldMapping:
         _best(facts.input_fields, INPUT_WORDS) or _first_text(facts) or facts.input_fields[0]
     )
     outputs = [name for name in facts.output_fields if name != input_field] or [input_field]
-    output_field = _best(tuple(outputs), OUTPUT_WORDS) or outputs[-1]
+    output_field = _best(tuple(outputs), OUTPUT_WORDS) or _last_returned(facts, outputs)
     return FieldMapping(
         input_field=input_field,
         output_field=output_field,
         mode="heuristic",
-        reason=f"by name: {input_field!r} reads like a request, {output_field!r} like an answer",
+        reason=f"from field names and node returns: {input_field!r} takes the request, "
+        f"{output_field!r} holds the answer",
     )
 
 
@@ -151,6 +154,16 @@ def _best(names: tuple[str, ...], words: tuple[str, ...]) -> str | None:
             if word in name.lower().split("_"):
                 return name
     return None
+
+
+def _last_returned(facts: AgentFacts, outputs: list[str]) -> str:
+    """The first non-flag field the last node returns, else the first output: likely the work."""
+    types = {f.name: f.type for f in facts.fields}
+    for node in reversed(facts.graph.nodes or []):
+        for name in node.returns or []:
+            if name in outputs and types.get(name) != "bool":
+                return name
+    return outputs[0]
 
 
 def _first_text(facts: AgentFacts) -> str | None:

@@ -23,6 +23,7 @@ from generator.design.models import (
     STANDARD_ACTIONS,
     initial_domain_state,
 )
+from generator.models import Node
 from runtime.a2ui.catalog import CATALOG_PATH, catalog_for_prompt
 from runtime.a2ui.validate import MAX_VOICE_WORDS, validate_screen
 
@@ -97,11 +98,9 @@ def describe_agent(facts: AgentFacts) -> str:
         if not schema.fields:
             lines.append("- (fields not readable statically)")
     if graph.nodes:
-        lines.append("Nodes (and the state keys they return):")
-        lines.extend(
-            f"- {node.name}: returns {', '.join(node.returns) if node.returns else 'unknown keys'}"
-            for node in graph.nodes
-        )
+        more = "" if graph.nodes_complete else " (more are added dynamically)"
+        lines.append(f"Nodes{more}, and the state keys they return:")
+        lines.extend(f"- {node.name}: returns {_returns(node)}" for node in graph.nodes)
     if graph.edges:
         arrows = (
             f"{e.source} -> {e.target}{' (conditional)' if e.conditional else ''}"
@@ -115,6 +114,13 @@ def describe_agent(facts: AgentFacts) -> str:
     if facts.sample_output:
         lines.append(f"Sample output of the agent:\n{_cut(facts.sample_output, SAMPLE_LIMIT)}")
     return "\n".join(lines) + "\n"
+
+
+def _returns(node: Node) -> str:
+    if node.returns is None:
+        return "unknown keys"
+    keys = ", ".join(node.returns) or "nothing"
+    return keys if node.returns_complete else f"{keys} and keys not readable statically"
 
 
 def _system(plugin_id: str) -> str:

@@ -1,0 +1,137 @@
+"""A fake Bedrock runtime endpoint: a real HTTP server on 127.0.0.1 answering ``converse``.
+
+boto3 reaches it through ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, so requests go through botocore's
+real serialisation, signing, retries, timeouts and error parsing. Each model gets a script of
+steps; the last step repeats once the script runs out. Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote
+
+
+@dataclass
+class Step:
+    """One HTTP answer: status, JSON body, error type header, and a delay before answering."""
+
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    error_type: str | None = None
+    delay: float = 0.0
+
+
+def text_answer(text: str, *, input_tokens: int = 1000, output_tokens: int = 200) -> Step:
+    """A structured-output answer: the JSON as a text block."""
+    return _answer([{"text": text}], input_tokens, output_tokens)
+
+
+def tool_answer(payload: dict[str, Any], *, name: str, tool_use_id: str = "tooluse_1") -> Step:
+    """A forced-tool-use answer: the JSON as the tool call's input."""
+    block = {"toolUse": {"toolUseId": tool_use_id, "name": name, "input": payload}}
+    return _answer([block], 1000, 200, stop_reason="tool_use")
+
+
+def error(status: int, error_type: str, message: str, *, delay: float = 0.0) -> Step:
+    return Step(status=status, body={"message": message}, error_type=error_type, delay=delay)
+
+
+def _answer(
+    content: list[dict[str, Any]],
+    input_tokens: int,
+    output_tokens: int,
+    stop_reason: str = "end_turn",
+) -> Step:
+    return Step(
+        body={
+            "output": {"message": {"role": "assistant", "content": content}},
+            "stopReason": stop_reason,
+            "usage": {
+                "inputTokens": input_tokens,
+                "outputTokens": output_tokens,
+                "totalTokens": input_tokens + output_tokens,
+            },
+            "metrics": {"latencyMs": 5},
+        }
+    )
+
+
+@dataclass
+class Request:
+    model_id: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+class FakeBedrock:
+    """``with FakeBedrock({"haiku": [...], "sonnet": [...]}) as fake: ... fake.url``."""
+
+    def __init__(self, scripts: dict[str, list[Step]]) -> None:
+        self.scripts = scripts
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def requests_to(self, model_part: str) -> list[Request]:
+        return [r for r in self.requests if model_part in r.model_id]
+
+    def __enter__(self) -> FakeBedrock:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _next_step(self, model_id: str) -> Step:
+        for part, steps in self.scripts.items():
+            if part in model_id:
+                seen = len(self.requests_to(part))
+                return steps[min(seen, len(steps)) - 1]
+        return error(404, "ResourceNotFoundException", f"no script for {model_id}")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                # /model/<url-encoded model id>/converse
+                model_id = unquote(self.path.split("/")[2])
+                with fake._lock:
+                    fake.requests.append(Request(model_id, body, dict(self.headers)))
+                    step = fake._next_step(model_id)
+                if step.delay:
+                    time.sleep(step.delay)
+                payload = json.dumps(step.body).encode()
+                try:
+                    self.send_response(step.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    if step.error_type:
+                        self.send_header("x-amzn-ErrorType", f"{step.error_type}:http://internal")
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except OSError:
+                    pass  # the client gave up (read timeout)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler
