@@ -11,7 +11,7 @@ functions, so function calls are not values here.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -31,6 +31,7 @@ PROTOCOL_VERSION: Final[ProtocolVersion] = "v0.9"
 #: A JSON pointer (``/a/b``) or, inside a template, a path relative to the item (``a/b``); the
 #: official validator's pattern.
 PATH_PATTERN = re.compile(r"^(?:(?:/(?:[^~/]|~[01])*)*|(?:[^~/]|~[01])+(?:/(?:[^~/]|~[01])*)*)$")
+DataPath = Annotated[str, Field(pattern=PATH_PATTERN.pattern)]
 
 
 class WireModel(BaseModel):
@@ -46,30 +47,20 @@ class WireModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            nulls = [key for key, value in data.items() if value is None]
-            if any(key not in cls.nullable_fields for key in nulls):
-                raise ValidationError.from_exception_data(
-                    cls.__name__,
-                    [
-                        InitErrorDetails(
-                            type=PydanticCustomError(
-                                "a2ui_null", "null is not a value; leave the property out"
-                            ),
-                            loc=(key,),
-                            input=None,
-                        )
-                        for key in nulls
-                        if key not in cls.nullable_fields
-                    ],
-                )
+        items = data.items() if isinstance(data, dict) else ()
+        nulls = [key for key, value in items if value is None and key not in cls.nullable_fields]
+        if nulls:
+            null = PydanticCustomError("a2ui_null", "null is not a value; leave the property out")
+            raise ValidationError.from_exception_data(
+                cls.__name__, [InitErrorDetails(type=null, loc=(key,), input=None) for key in nulls]
+            )
         return data
 
 
 class DataBinding(WireModel):
     """``{"path": "/json/pointer"}``: the value lives in the surface's data model."""
 
-    path: Annotated[str, Field(pattern=PATH_PATTERN.pattern)]
+    path: DataPath
 
 
 def _one_of(expected: str, *, dict_branch: Any = None, list_branch: Any = None) -> WrapValidator:
@@ -129,7 +120,7 @@ class ChildTemplate(WireModel):
     """``{"componentId", "path"}``: one ``componentId`` child per item of the list at ``path``."""
 
     componentId: ComponentId
-    path: Annotated[str, Field(pattern=PATH_PATTERN.pattern)]
+    path: DataPath
 
 
 ChildList = Annotated[
@@ -354,33 +345,24 @@ Component = Annotated[
 
 #: Component type name → its model (the catalog's component set; a test keeps them equal).
 COMPONENT_MODELS: dict[str, type[ComponentBase]] = {
-    model.model_fields["component"].default: model
-    for model in (
-        Column,
-        Row,
-        List,
-        Card,
-        Text,
-        Image,
-        Divider,
-        Button,
-        DataCard,
-        StatCard,
-        BenefitCard,
-        Gauge,
-        ProductCard,
-        ComparisonBadge,
-        ProgressBar,
-        Timeline,
-        Map,
-    )
+    model.model_fields["component"].default: model for model in get_args(get_args(Component)[0])
 }
+
+
+class Theme(WireModel):
+    """Surface theme, as the catalog's ``theme`` def describes it (renderers may read more keys)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    primaryColor: Annotated[str, Field(pattern=r"^#[0-9a-fA-F]{6}$")] | None = None
+    iconUrl: str | None = None
+    agentDisplayName: str | None = None
 
 
 class CreateSurface(WireModel):
     surfaceId: str
     catalogId: str
-    theme: dict[str, Any] | None = None
+    theme: Theme | None = None
     sendDataModel: bool | None = None
 
 
@@ -395,7 +377,7 @@ class UpdateDataModel(WireModel):
     nullable_fields = frozenset({"value"})
 
     surfaceId: str
-    path: Annotated[str, Field(pattern=PATH_PATTERN.pattern)] | None = None
+    path: DataPath | None = None
     value: Any = None
 
 

@@ -3,6 +3,9 @@
 A screen file holds ``{"components": [...], "voice_text": "..."}``. Files are validated when loaded
 (a broken screen fails loudly, naming file, component and property) and cached by path and mtime,
 so a node can call ``load_screens`` on every turn.
+
+``runtime.contracts`` is imported where used: it pulls in LangGraph (about 0.8 s), which
+``python -m runtime.a2ui.check``, run by pre-commit hooks, never needs.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.a2ui.catalog import CATALOG_ID
 from runtime.a2ui.models import (
@@ -21,9 +24,10 @@ from runtime.a2ui.models import (
     UpdateComponents,
     UpdateDataModel,
 )
-from runtime.a2ui.validate import ValidationIssue, validate_screen
-from runtime.contracts import ServerEventDict, event
-from runtime.plugin import PLUGIN_ID_PATTERN
+from runtime.a2ui.validate import PLUGIN_ID_PATTERN, ValidationIssue, validate_screen
+
+if TYPE_CHECKING:
+    from runtime.contracts import ServerEventDict
 
 __all__ = [
     "InvalidScreenError",
@@ -58,35 +62,34 @@ def load_screen(path: Path, *, plugin_id: str | None = None) -> Screen:
     Raises:
         InvalidScreenError: the file is unreadable, not JSON, or not a valid screen.
     """
-    plugin_id = plugin_id or plugin_id_for(path)
     try:
-        mtime_ns = path.stat().st_mtime_ns
+        stat = path.stat()
     except OSError as exc:
-        raise InvalidScreenError(
-            [ValidationIssue(file=str(path), message=f"cannot read: {exc.strerror}")]
-        ) from None
-    return _load_screen(path, mtime_ns, plugin_id)
+        raise _file_error(path, f"cannot read: {exc.strerror}") from None
+    version = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+    return _load_screen(path, version, plugin_id or plugin_id_for(path))
 
 
 @lru_cache(maxsize=512)
-def _load_screen(path: Path, mtime_ns: int, plugin_id: str | None) -> Screen:
-    """Parse and validate once per file version (``mtime_ns`` is only part of the cache key)."""
+def _load_screen(path: Path, version: tuple[Path, int, int], plugin_id: str | None) -> Screen:
+    """Parse and validate once per file version (``version`` only keys the cache)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        issue = ValidationIssue(file=str(path), message=f"cannot read: {exc.strerror}")
-        raise InvalidScreenError([issue]) from None
+        raise _file_error(path, f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        issue = ValidationIssue(file=str(path), message=f"not UTF-8: {exc.reason}")
-        raise InvalidScreenError([issue]) from None
+        raise _file_error(path, f"not UTF-8: {exc.reason}") from None
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        issue = ValidationIssue(file=str(path), message=f"{where}: invalid JSON: {exc.msg}")
-        raise InvalidScreenError([issue]) from None
+        raise _file_error(path, f"{where}: invalid JSON: {exc.msg}") from None
     issues = validate_screen(data, plugin_id=plugin_id, file=str(path))
     if issues:
         raise InvalidScreenError(issues)
     return Screen.model_validate(data)
+
+
+def _file_error(path: Path, message: str) -> InvalidScreenError:
+    return InvalidScreenError([ValidationIssue(file=str(path), message=message)])
 
 
 def load_screens(folder: Path, *, plugin_id: str | None = None) -> dict[str, Screen]:
@@ -118,6 +121,8 @@ def screen_events(
     A plugin's main surface id is its plugin_id. The runtime sends ``createSurface`` before the
     first patch a connection sees for a surface, so it is not part of these events.
     """
+    from runtime.contracts import event
+
     messages = [
         ServerMessage(
             version=PROTOCOL_VERSION,

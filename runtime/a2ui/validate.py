@@ -24,7 +24,10 @@ from runtime.a2ui.models import Component, Screen, ServerMessage
 
 ROOT_ID = "root"
 MAX_VOICE_WORDS = 40
-ACTION_NAME_PATTERN = re.compile(r"^([a-z][a-z0-9_]{1,32})\.([A-Za-z][A-Za-z0-9_]*)$")
+#: ``runtime.plugin.PLUGIN_ID_PATTERN``, restated so this module (and the pre-commit hook running
+#: it) does not import LangGraph through ``runtime.plugin``; a test keeps the two equal.
+PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+ACTION_NAME_PATTERN = re.compile(rf"^({PLUGIN_ID_PATTERN.pattern[1:-1]})\.([A-Za-z][A-Za-z0-9_]*)$")
 
 _COMPONENT = TypeAdapter[Any](Component)
 
@@ -110,9 +113,9 @@ def _schema_issues(components: list[dict[str, Any]]) -> Iterator[ValidationIssue
 
 def _component_issue(error: ErrorDetails, raw: Any, index: int) -> ValidationIssue:
     """Turn a pydantic error on one component (``loc`` = ``(type, prop, ...)``) into an issue."""
-    component_id = raw.get("id") if isinstance(raw, dict) else None
-    if not isinstance(component_id, str):
-        component_id = None
+    if not isinstance(raw, dict):
+        return ValidationIssue(message=f"components[{index}]: a component is a JSON object")
+    component_id = _id_of(raw)
     prefix = "" if component_id is not None else f"components[{index}]: "
     kind, loc = error["type"], error["loc"]
     if kind in ("union_tag_not_found", "union_tag_invalid"):
@@ -124,8 +127,8 @@ def _component_issue(error: ErrorDetails, raw: Any, index: int) -> ValidationIss
             property="component",
             message=f"{prefix}{what}; the catalog has {known}",
         )
-    if kind in ("model_type", "model_attributes_type", "dict_type") or len(loc) < 2:
-        return ValidationIssue(message=f"components[{index}]: a component is a JSON object")
+    if len(loc) < 2:
+        return ValidationIssue(component_id=component_id, message=prefix + _error_message(error))
     component_type, prop, rest = str(loc[0]), str(loc[1]), loc[2:]
     if kind == "missing" and prop == "id":
         message = f"{component_type} has no id"
@@ -177,6 +180,11 @@ def _dotted(loc: tuple[int | str, ...]) -> str:
 # --- integrity ----------------------------------------------------------------------------------
 
 
+def _id_of(raw: dict[str, Any]) -> str | None:
+    component_id = raw.get("id")
+    return component_id if isinstance(component_id, str) else None
+
+
 def _spec_of(raw: dict[str, Any]) -> ComponentSpec | None:
     component_type = raw.get("component")
     return component_specs().get(component_type) if isinstance(component_type, str) else None
@@ -205,8 +213,8 @@ def _integrity_issues(components: list[dict[str, Any]]) -> list[ValidationIssue]
     by_id: dict[str, dict[str, Any]] = {}
     first_index: dict[str, int] = {}
     for index, raw in enumerate(components):
-        component_id = raw.get("id") if isinstance(raw, dict) else None
-        if not isinstance(component_id, str):
+        component_id = _id_of(raw) if isinstance(raw, dict) else None
+        if component_id is None:
             continue  # the schema check reports it
         if component_id in by_id:
             issues.append(
@@ -317,12 +325,7 @@ def _action_issues(raw: dict[str, Any], plugin_id: str | None) -> Iterator[Valid
             message = f"action name {name!r} must start with '{plugin_id}.'"
         else:
             continue
-        component_id = raw.get("id")
-        yield ValidationIssue(
-            component_id=component_id if isinstance(component_id, str) else None,
-            property=prop,
-            message=message,
-        )
+        yield ValidationIssue(component_id=_id_of(raw), property=prop, message=message)
 
 
 def _voice_issues(voice_text: str) -> Iterator[ValidationIssue]:

@@ -74,3 +74,19 @@ def test_runs_as_a_module() -> None:
         check=False,
     )
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_the_hook_does_not_import_langgraph() -> None:
+    """Pre-commit runs the check on every commit: it stays free of LangGraph's import time."""
+    probe = (
+        "import sys, runtime.a2ui.check; print(sorted(m for m in sys.modules if 'langgraph' in m))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_plugin_id_pattern_matches_the_runtime() -> None:
+    from runtime.a2ui.validate import PLUGIN_ID_PATTERN
+    from runtime.plugin import PLUGIN_ID_PATTERN as RUNTIME_PATTERN
+
+    assert PLUGIN_ID_PATTERN.pattern == RUNTIME_PATTERN.pattern
