@@ -100,6 +100,14 @@ def test_component_models_are_selected_by_type() -> None:
 MESSAGES: list[dict[str, Any]] = [
     {
         "version": "v0.9",
+        "createSurface": {
+            "surfaceId": "s",
+            "catalogId": "c",
+            "theme": {"primaryColor": "#00AAFF", "agentDisplayName": "Bank", "density": "compact"},
+        },
+    },
+    {
+        "version": "v0.9",
         "createSurface": {"surfaceId": "s", "catalogId": "c", "sendDataModel": True},
     },
     {
@@ -144,6 +152,14 @@ def test_server_messages_round_trip(message: dict[str, Any]) -> None:
         {"version": "v0.9", "deleteSurface": {"surfaceId": "s"}, "id": 1},
         {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": []}},
         {"version": "v0.9", "updateDataModel": {"surfaceId": "s", "path": "~"}},
+        {
+            "version": "v0.9",
+            "createSurface": {
+                "surfaceId": "s",
+                "catalogId": "c",
+                "theme": {"primaryColor": "blue"},
+            },
+        },
     ],
 )
 def test_invalid_server_messages(message: dict[str, Any]) -> None:
