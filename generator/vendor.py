@@ -23,8 +23,20 @@ from generator.models import Source
 
 SOURCE_FOLDER = "src"
 LICENCE_PREFIXES = ("license", "licence", "copying", "notice")
-_SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
-              ".pytest_cache", ".ruff_cache", ".tox", ".nox"}  # fmt: skip
+_SKIP_DIRS = frozenset(
+    [
+        ".git",
+        "__pycache__",
+        ".venv",
+        "venv",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+    ]
+)
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 
 

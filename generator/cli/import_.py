@@ -1,0 +1,102 @@
+"""``agent-import import``: turn a LangGraph agent into a plugin of the runtime, offline or not.
+
+SRC is a local folder or a git URL. The agent is inspected statically, its screens designed
+(Claude on Bedrock, the deterministic designer with --offline, or --design-file), the plugin
+rendered through the Copier template into runtime/plugins/ID/ with the agent vendored in src/,
+and validated offline before anything is written. Progress goes to stderr, one line per step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator.design import DesignOptions
+from generator.importer import (
+    ImportOptions,
+    ImportResult,
+    Step,
+    ValidationFailed,
+    find_root,
+    import_agent,
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "import",
+        help="import a LangGraph agent as a runtime plugin (render, vendor, validate)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("src", metavar="SRC", help="local folder or git URL")
+    parser.add_argument("--plugin-id", required=True, metavar="ID", help="e.g. savings_helper")
+    parser.add_argument("--graph", metavar="ID", help="graph id in langgraph.json, if several")
+    parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
+    parser.add_argument(
+        "--strategy",
+        choices=["wrapper", "subgraph", "port"],
+        help="how the plugin runs the agent (default: the inspector's choice)",
+    )
+    parser.add_argument("--ref", help="git branch, tag or commit of SRC")
+    parser.add_argument("--dry-run", action="store_true", help="write nothing; list the files")
+    parser.add_argument("--force", action="store_true", help="replace an existing plugin folder")
+    design = parser.add_mutually_exclusive_group()
+    design.add_argument("--offline", action="store_true", help="no model: deterministic design")
+    design.add_argument("--design-file", type=Path, metavar="F", help="use this design instead")
+    parser.add_argument(
+        "--approve-deps",
+        action="store_true",
+        help="install the agent's missing requirements into an isolated validation environment",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    options = ImportOptions(
+        src=args.src,
+        plugin_id=args.plugin_id,
+        graph=args.graph,
+        config=args.config,
+        strategy=args.strategy,
+        ref=args.ref,
+        dry_run=args.dry_run,
+        force=args.force,
+        design_file=args.design_file,
+        design_options=DesignOptions.from_env(offline=args.offline),
+        approve_deps=args.approve_deps,
+    )
+    print(f"agent-import: importing {args.src} as {args.plugin_id}", file=sys.stderr)
+    try:
+        result = import_agent(options, root=find_root(Path.cwd()), progress=_progress)
+    except ValidationFailed as exc:
+        print(exc.report.describe(), file=sys.stderr)
+        raise
+    print(result.model_dump_json(indent=2) if args.json else summary(result))
+    return 0
+
+
+def _progress(step: Step) -> None:
+    print(f"  {step.name:<13}{step.seconds:6.2f} s  {step.summary}", file=sys.stderr, flush=True)
+
+
+def summary(result: ImportResult) -> str:
+    """What a person reads after an import: where, which files, dependencies, validation."""
+    total = sum(step.seconds for step in result.steps)
+    verb = "would write" if result.dry_run else "wrote"
+    lines = [
+        f"{verb} {len(result.files)} files to {result.folder} ({result.strategy}, {total:.1f} s)"
+    ]
+    lines += [f"  {name}" for name in result.files]
+    lines += ["dependencies:", *(f"  {r}" for r in result.dependencies.describe().splitlines())]
+    lines.append(result.validation.describe(tracebacks=False))
+    if result.dry_run:
+        lines.append("dry run: nothing was written")
+    else:
+        lines.append(
+            f"next: review with `git status`, then restart the runtime and connect to "
+            f"/ws?agent={result.plugin_id}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""``agent-import validate``: check an imported plugin offline, as ``import`` does before writing.
+
+The plugin folder runtime/plugins/ID/ is imported in a fresh interpreter (its graph built, which
+imports the agent), then its first turn and one message run with every chat model replaced by a
+scripted reply and dummy provider keys. The plugin's isolated environment is used when it exists
+(see --approve-deps); the runtime's own environment is never modified.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from generator.deps import env_python, install_approved
+from generator.design.designer import check_plugin_id
+from generator.errors import AgentImportError
+from generator.importer import PLUGINS_FOLDER, find_root
+from generator.validate import validate
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="import check and offline smoke test of an imported plugin",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("plugin_id", metavar="ID", help="the plugin's id (its folder name)")
+    parser.add_argument(
+        "--approve-deps",
+        action="store_true",
+        help="install its requirements.txt into its isolated validation environment first",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_plugin_id(args.plugin_id)
+    root = find_root(Path.cwd())
+    folder = root / PLUGINS_FOLDER / args.plugin_id
+    if not folder.is_dir():
+        raise AgentImportError(f"no plugin {args.plugin_id!r} in {root / PLUGINS_FOLDER}")
+    python = env_python(root, args.plugin_id)
+    if args.approve_deps:
+        python = install_approved(root, args.plugin_id, folder / "requirements.txt")
+    report = validate(folder, python=python)
+    print(report.model_dump_json(indent=2) if args.json else report.describe())
+    return 0 if report.ok else 1

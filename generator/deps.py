@@ -1,0 +1,191 @@
+"""Dependencies: what the agent needs, what is installed, and the isolated validation env.
+
+The agent's requirements (as the inspector read them) are compared with the distributions
+installed in the runtime's environment and shown. Nothing is ever installed into that
+environment. With ``--approve-deps`` the plugin's ``requirements.txt`` (the reviewed record) is
+installed into ``.agent-import/envs/<plugin_id>``, a virtual environment that sees the runtime's
+packages (so only what is missing gets installed) and is used for validation only. The runtime's
+own install picks up every plugin's ``requirements.txt`` after review (``noxfile.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import venv
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.errors import AgentImportError
+from generator.models import Dependency
+
+ENVS_FOLDER = Path(".agent-import") / "envs"
+INSTALL_TIMEOUT_S = 600.0
+
+
+class RequirementStatus(BaseModel):
+    """One requirement of the agent against the runtime's environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: str = Field(description="As written, e.g. 'langchain-openai>=0.2'.")
+    name: str = Field(description="The canonical distribution name.")
+    origin: str
+    installed: str | None = Field(description="The installed version, if any.")
+    satisfied: bool
+
+
+class DependencyReport(BaseModel):
+    """The agent's requirements, checked; ``invalid`` ones are left out of requirements.txt."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requirements: list[RequirementStatus] = Field(default_factory=list)
+    invalid: list[str] = Field(default_factory=list, description="'spec (origin): why'.")
+
+    @property
+    def missing(self) -> list[RequirementStatus]:
+        """Requirements the runtime's environment does not satisfy."""
+        return [r for r in self.requirements if not r.satisfied]
+
+    def lines(self) -> list[str]:
+        """The contents of the plugin's requirements.txt, one requirement per line."""
+        return [r.spec for r in self.requirements]
+
+    def describe(self) -> str:
+        """One line per requirement, as shown during an import."""
+        rows = [
+            f"{r.spec} ({r.origin}): "
+            + (f"installed {r.installed}" if r.satisfied else _unsatisfied(r))
+            for r in self.requirements
+        ]
+        rows += [f"ignored {line}" for line in self.invalid]
+        return "\n".join(rows) if rows else "no requirements declared"
+
+
+def check_dependencies(dependencies: Iterable[Dependency]) -> DependencyReport:
+    """Check each requirement (deduplicated by name, first one wins) against this environment."""
+    report = DependencyReport()
+    seen: set[str] = set()
+    for dependency in dependencies:
+        spec = " ".join(dependency.spec.split())
+        try:
+            requirement = Requirement(spec)
+        except InvalidRequirement as exc:
+            report.invalid.append(f"{spec} ({dependency.origin}): {exc}")
+            continue
+        name = canonicalize_name(requirement.name)
+        if name in seen or (requirement.marker is not None and not requirement.marker.evaluate()):
+            continue
+        seen.add(name)
+        installed = _installed_version(requirement.name)
+        satisfied = installed is not None and (
+            requirement.url is not None
+            or requirement.specifier.contains(installed, prereleases=True)
+        )
+        report.requirements.append(
+            RequirementStatus(
+                spec=str(requirement),
+                name=name,
+                origin=dependency.origin,
+                installed=installed,
+                satisfied=satisfied,
+            )
+        )
+    report.requirements.sort(key=lambda r: r.name)
+    return report
+
+
+def requirement_for_module(module: str, requirements: Iterable[str]) -> str | None:
+    """The requirement that most likely provides top-level ``module`` (by normalised name)."""
+    top = canonicalize_name(module.partition(".")[0])
+    for line in requirements:
+        try:
+            if canonicalize_name(Requirement(line).name) == top:
+                return line
+        except InvalidRequirement:
+            continue
+    return None
+
+
+def read_requirements(path: Path) -> list[str]:
+    """The requirement lines of a requirements.txt (comments and blanks skipped)."""
+    if not path.is_file():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text("utf-8").splitlines())
+    return [line for line in lines if line]
+
+
+def env_dir(root: Path, plugin_id: str) -> Path:
+    """Where the isolated validation environment of ``plugin_id`` lives."""
+    return root / ENVS_FOLDER / plugin_id
+
+
+def env_python(root: Path, plugin_id: str) -> Path | None:
+    """The interpreter of the plugin's validation environment, if it was created."""
+    python = env_dir(root, plugin_id) / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    return python if python.exists() else None
+
+
+def install_approved(root: Path, plugin_id: str, requirements_file: Path) -> Path:
+    """Install ``requirements_file`` into the plugin's validation env; return its interpreter.
+
+    The env is created on first use and sees this environment's packages through a ``.pth``
+    file placed after its own site-packages, so approved versions take precedence and only
+    what is missing is downloaded. The runtime's environment is never modified.
+    """
+    folder = env_dir(root, plugin_id)
+    python = env_python(root, plugin_id)
+    if python is None:
+        venv.EnvBuilder(with_pip=False, clear=True, symlinks=os.name != "nt").create(folder)
+        python = env_python(root, plugin_id)
+        if python is None:
+            raise AgentImportError(f"could not create the validation environment {folder}")
+        _link_base_packages(python)
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
+    command = [*pip, "install", "--quiet", "-r", str(requirements_file)]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise AgentImportError(
+            f"installing the approved requirements took over {INSTALL_TIMEOUT_S:g} s"
+        ) from None
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
+        raise AgentImportError(f"installing the approved requirements failed: {tail}")
+    return python
+
+
+def _link_base_packages(python: Path) -> None:
+    """Make the new env see this environment's site-packages (and their ``.pth`` files)."""
+    done = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    base = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    lines = "".join(f"import site; site.addsitedir({path!r})\n" for path in dict.fromkeys(base))
+    (Path(done.stdout.strip()) / "_agent_import_base.pth").write_text(lines, encoding="utf-8")
+
+
+def _installed_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _unsatisfied(status: RequirementStatus) -> str:
+    if status.installed is None:
+        return "not installed"
+    return f"installed {status.installed} does not satisfy it"

@@ -1,0 +1,255 @@
+"""``import_agent``: fetch → inspect → design → render → dependencies → validate → write.
+
+Every step is one call into its module, timed and reported through ``progress``. The plugin is
+built in a staging folder and moved into ``runtime/plugins/<plugin_id>/`` only after it
+validated, so a failure at any step leaves no plugin folder behind (and an existing one, replaced
+with ``force``, untouched). A dry run goes through the same steps in a temporary folder and
+returns the files it would have written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.config import load_config
+from generator.deps import DependencyReport, check_dependencies, env_python, install_approved
+from generator.design import Design, DesignOptions, design, load_design
+from generator.design.designer import check_plugin_id
+from generator.errors import AgentImportError
+from generator.fetch import FetchLimits, Workspace, fetch
+from generator.inspect import inspect_source
+from generator.models import Inspection, Strategy
+from generator.render import find_template, plugin_answers, render
+from generator.staging import Staging
+from generator.validate import Report, validate
+from generator.vendor import SOURCE_FOLDER, vendor
+
+PLUGINS_FOLDER = Path("runtime") / "plugins"
+
+
+class ImportOptions(BaseModel):
+    """What ``agent-import import`` was asked to do."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    src: str = Field(description="A local folder or a git URL.")
+    plugin_id: str
+    graph: str | None = None
+    config: str | None = Field(default=None, description="langgraph.json to use, if several.")
+    strategy: Strategy | None = Field(default=None, description="None: the inspector's choice.")
+    ref: str | None = None
+    dry_run: bool = False
+    force: bool = False
+    design_file: Path | None = None
+    design_options: DesignOptions = DesignOptions()
+    approve_deps: bool = False
+    limits: FetchLimits = FetchLimits()
+
+
+class Step(BaseModel):
+    """One finished pipeline step."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    seconds: float
+    summary: str
+
+
+class ImportResult(BaseModel):
+    """What an import did (or, for a dry run, would do)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plugin_id: str
+    folder: str = Field(description="The plugin folder, written or (dry run) not.")
+    dry_run: bool
+    strategy: Strategy
+    files: dict[str, str | None] = Field(
+        description="Files relative to the folder; contents for a dry run (None if binary)."
+    )
+    steps: list[Step]
+    dependencies: DependencyReport
+    validation: Report
+
+
+class ValidationFailed(AgentImportError):
+    """The rendered plugin did not validate; nothing was written. ``report`` says why."""
+
+    def __init__(self, report: Report) -> None:
+        first = next((c for c in report.checks if not c.ok), None)
+        reason = f"{first.name} check: {first.summary}" if first else "incomplete checks"
+        if report.missing is not None:
+            reason = report.missing.hint
+        super().__init__(f"the plugin did not validate ({reason}); nothing was written")
+        self.report = report
+
+
+Progress = Callable[[Step], None]
+
+
+def find_root(start: Path) -> Path:
+    """The repository root: the nearest folder up from ``start`` holding ``copier.yml``."""
+    for folder in (start.resolve(), *start.resolve().parents):
+        if (folder / "copier.yml").is_file() and (folder / PLUGINS_FOLDER).is_dir():
+            return folder
+    raise AgentImportError(
+        f"no repository with copier.yml and {PLUGINS_FOLDER}/ above {start}: "
+        "run agent-import from the runtime's repository"
+    )
+
+
+def import_agent(
+    options: ImportOptions, *, root: Path, progress: Progress | None = None
+) -> ImportResult:
+    """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure."""
+    check_plugin_id(options.plugin_id)
+    steps: list[Step] = []
+
+    @contextmanager
+    def step(name: str) -> Iterator[list[str]]:
+        """Time one step; its body appends to the summary; a failure is reported, then raised."""
+        summary: list[str] = []
+        started = time.perf_counter()
+        try:
+            yield summary
+        except BaseException as exc:
+            summary = [f"failed: {exc}".splitlines()[0]]
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            steps.append(Step(name=name, seconds=seconds, summary="; ".join(summary)))
+            if progress is not None:
+                progress(steps[-1])
+
+    template = find_template(root)
+    plugins_dir = root / PLUGINS_FOLDER
+    with (
+        Staging(plugins_dir, options.plugin_id, force=options.force, dry_run=options.dry_run) as s,
+        Workspace() as workspace,
+    ):
+        with step("fetch") as note:
+            source = fetch(options.src, workspace=workspace, ref=options.ref, limits=options.limits)
+            note.append(source.url + (f" @ {source.commit[:12]}" if source.commit else ""))
+        with step("inspect") as note:
+            inspection = inspect_source(source, config=options.config, graph=options.graph)
+            note.append(_inspected(inspection))
+        with step("design") as note:
+            designed = _design(options, inspection)
+            note.append(_designed(designed))
+        with step("render") as note:
+            strategy = _strategy(options, inspection, designed.graph_id)
+            project = load_config(Path(source.path), config=options.config, graph=designed.graph_id)
+            dependencies = check_dependencies(inspection.dependencies)
+            answers = plugin_answers(
+                designed,
+                inspection,
+                project,
+                strategy=strategy,
+                requirements=dependencies.lines(),
+            )
+            rendered = render(answers, template=template, dest=s.folder)
+            vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
+            note.append(f"{strategy}: {len(rendered.files)} files from the template")
+            note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
+            if template.dirty:
+                note.append(f"template has uncommitted changes; used {template.commit[:12]}")
+        with step("dependencies") as note:
+            python = _python(options, root, s.folder, dependencies)
+            note.append(_dependency_summary(dependencies, python, options))
+        with step("validate") as note:
+            report = validate(s.folder, python=python)
+            note.append("passed" if report.ok else "FAILED")
+        if not report.ok:
+            raise ValidationFailed(report)
+        files = _files(s.folder, with_contents=options.dry_run)
+        if not options.dry_run:
+            with step("write") as note:
+                note.append(str(s.commit()))
+    return ImportResult(
+        plugin_id=options.plugin_id,
+        folder=str(s.target),
+        dry_run=options.dry_run,
+        strategy=strategy,
+        files=files,
+        steps=steps,
+        dependencies=dependencies,
+        validation=report,
+    )
+
+
+def _design(options: ImportOptions, inspection: Inspection) -> Design:
+    if options.design_file is not None:
+        return load_design(
+            options.design_file, inspection, plugin_id=options.plugin_id, graph_id=options.graph
+        )
+    return design(
+        inspection,
+        plugin_id=options.plugin_id,
+        graph_id=options.graph,
+        options=options.design_options,
+    )
+
+
+def _strategy(options: ImportOptions, inspection: Inspection, graph_id: str) -> Strategy:
+    """The asked strategy, else the inspector's; an agent that cannot be loaded must be ported."""
+    graph = next(g for g in inspection.graphs if g.graph_id == graph_id)
+    strategy = options.strategy or graph.strategy
+    if strategy != "port" and graph.export_kind == "unresolvable":
+        why = graph.export_reason or "its export cannot be resolved statically"
+        raise AgentImportError(
+            f"graph {graph_id!r} cannot be run as it is ({why}); import it with --strategy port"
+        )
+    return strategy
+
+
+def _python(
+    options: ImportOptions, root: Path, folder: Path, dependencies: DependencyReport
+) -> Path | None:
+    """The interpreter to validate with: the plugin's isolated env, installed if approved."""
+    if options.approve_deps and dependencies.missing and not options.dry_run:
+        return install_approved(root, options.plugin_id, folder / "requirements.txt")
+    return env_python(root, options.plugin_id)
+
+
+def _files(folder: Path, *, with_contents: bool) -> dict[str, str | None]:
+    files: dict[str, str | None] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        content: str | None = None
+        if with_contents:
+            try:
+                content = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                content = None
+        files[path.relative_to(folder).as_posix()] = content
+    return files
+
+
+def _inspected(inspection: Inspection) -> str:
+    graphs = ", ".join(f"{g.graph_id} ({g.export_kind}, {g.strategy})" for g in inspection.graphs)
+    warnings = f", {len(inspection.warnings)} warnings" if inspection.warnings else ""
+    return f"{graphs}; {len(inspection.dependencies)} requirements{warnings}"
+
+
+def _designed(result: Design) -> str:
+    provenance = result.provenance
+    how = provenance.design_model if provenance.mode == "bedrock" else provenance.mode
+    screens = ", ".join(result.screens())
+    return f"{how}: {result.input_field} -> {result.output_field}, screens {screens}"
+
+
+def _dependency_summary(
+    report: DependencyReport, python: Path | None, options: ImportOptions
+) -> str:
+    missing = [r.spec for r in report.missing]
+    if not missing:
+        return f"{len(report.requirements)} requirements, all installed"
+    if python is not None:
+        return f"missing here: {', '.join(missing)}; validating with {python}"
+    approve = " (dry run: nothing installed)" if options.dry_run else "; not approved"
+    return f"missing here: {', '.join(missing)}{approve}"

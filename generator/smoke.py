@@ -1,0 +1,160 @@
+"""The checks ``validate`` runs in a fresh interpreter: ``python -m generator.smoke CHECK DIR OUT``.
+
+* ``import``: import the plugin folder the way the runtime discovers it, then build and compile
+  its graph (which imports the agent);
+* ``turns``: with ``generator.offline`` installed, run the first turn and one user message
+  through the compiled graph, as the runtime would, and check what a client would receive:
+  valid A2UI messages and a voice line, and no agent error swallowed by an error screen.
+
+The outcome is written as JSON to ``OUT`` (the agent may print to stdout). Running in a
+subprocess keeps the agent's imports, patches and ``sys.path`` changes out of the caller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CheckName = Literal["import", "turns"]
+
+#: What the smoke test says on its one user turn.
+SAMPLE_MESSAGE = "Hello! What can you help me with?"
+
+
+class CheckResult(BaseModel):
+    """The outcome of one check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: CheckName
+    ok: bool
+    seconds: float = 0.0
+    summary: str = ""
+    traceback: str | None = None
+    missing_module: str | None = Field(default=None, description="ModuleNotFoundError.name")
+    transcript: list[str] = Field(default_factory=list, description="What a client heard/read.")
+
+
+class _Failed(Exception):
+    """A check found a problem that is not an exception of the plugin's own."""
+
+
+class _ErrorLog(logging.Handler):
+    """Keeps the exceptions the plugin logged (an adapter logs the agent's exceptions)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.exceptions: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.exceptions.append(record.exc_info[1])
+
+
+def run_check(name: CheckName, folder: Path) -> CheckResult:
+    """Run one check on the plugin ``folder``; never raises."""
+    errors = _ErrorLog()
+    logging.getLogger().addHandler(errors)
+    started = time.perf_counter()
+    try:
+        summary, transcript = _import(folder) if name == "import" else _turns(folder, errors)
+    except BaseException as exc:  # report everything, SystemExit from agent code included
+        cause = errors.exceptions[-1] if isinstance(exc, _Failed) and errors.exceptions else exc
+        return CheckResult(
+            name=name,
+            ok=False,
+            seconds=time.perf_counter() - started,
+            summary=str(exc) if isinstance(exc, _Failed) else f"{type(exc).__name__}: {exc}",
+            traceback=None if cause is exc and isinstance(exc, _Failed) else _format(cause),
+            missing_module=cause.name if isinstance(cause, ModuleNotFoundError) else None,
+        )
+    return CheckResult(
+        name=name,
+        ok=True,
+        seconds=time.perf_counter() - started,
+        summary=summary,
+        transcript=transcript,
+    )
+
+
+def _format(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc))
+
+
+def _load(folder: Path) -> Any:
+    from runtime.discovery import load_plugin, plugins_package
+
+    package, _ = plugins_package(folder.parent)
+    return load_plugin(package, folder.name)
+
+
+def _import(folder: Path) -> tuple[str, list[str]]:
+    plugin = _load(folder)
+    graph = plugin.build_graph().compile()
+    nodes = [name for name in graph.get_graph().nodes if not name.startswith("__")]
+    return f"{type(plugin).__name__} builds a graph with nodes {', '.join(nodes)}", []
+
+
+def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from generator import offline
+
+    offline.install()
+    plugin = _load(folder)
+    graph = plugin.build_graph().compile(checkpointer=InMemorySaver())
+    config: dict[str, Any] = {"configurable": {"thread_id": "smoke"}}
+    transcript: list[str] = []
+    first = {**plugin.create_initial_state(), "outbox": None}
+    for label, update in (
+        ("first turn", first),
+        (f"message {SAMPLE_MESSAGE!r}", {"transcript": SAMPLE_MESSAGE, "pendingAction": None}),
+    ):
+        state = graph.invoke({**update, "outbox": None}, config)
+        transcript += _check_outbox(label, state.get("outbox") or [], errors)
+    return "the first turn and one message ran offline", transcript
+
+
+def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -> list[str]:
+    """The lines a client would hear or read; ``_Failed`` if the turn is not servable."""
+    from runtime.a2ui import validate_message
+
+    failures = [e for e in outbox if e["payload"].get("kind") == "agent_error"]
+    if failures:
+        raise _Failed(f"{label}: the agent raised {failures[0]['payload'].get('error')}")
+    patches = [e["payload"] for e in outbox if e["type"] == "server.a2ui.patch"]
+    if not patches:
+        raise _Failed(f"{label}: no A2UI screen was sent")
+    for message in patches:
+        if issues := validate_message(message):
+            raise _Failed(f"{label}: invalid A2UI message: {issues[0]}")
+    if errors.exceptions:
+        raise _Failed(f"{label}: the plugin logged an error")
+    kinds = {"server.voice.say": "voice", "server.transcript.final": "text"}
+    return [
+        f"{label}: {kinds[e['type']]}: {e['payload'].get('text', '')}"
+        for e in outbox
+        if e["type"] in kinds
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator.smoke")
+    parser.add_argument("check", choices=["import", "turns"])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args(argv)
+    result = run_check(args.check, args.folder.resolve())
+    args.out.write_text(result.model_dump_json(), encoding="utf-8")
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

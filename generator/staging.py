@@ -1,0 +1,70 @@
+"""The atomic writer: a plugin is built in a staging folder and moved into place in one rename.
+
+The staging folder is a hidden sibling inside the plugins folder (same file system, so the move
+is a ``rename``; hidden, so the runtime's discovery skips it), or a system temporary folder for a
+dry run, which must not touch the repository at all. Whatever happens before ``commit``, the
+plugins folder is left as it was: the staging folder is always removed, and an existing plugin
+(replaced only with ``force``) is restored if the swap fails half-way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+from generator.errors import AgentImportError
+
+STAGING_PREFIX = ".agent-import-staging-"
+
+
+class Staging:
+    """``folder`` is where the plugin is built; ``commit()`` makes it ``plugins_dir/plugin_id``."""
+
+    def __init__(
+        self, plugins_dir: Path, plugin_id: str, *, force: bool = False, dry_run: bool = False
+    ) -> None:
+        self.target = plugins_dir / plugin_id
+        if self.target.exists() and not force:
+            raise AgentImportError(
+                f"{self.target} already exists; use --force to replace it "
+                "(the old folder is kept if anything fails)"
+            )
+        if not plugins_dir.is_dir():
+            raise AgentImportError(f"plugins folder {plugins_dir} does not exist")
+        parent = None if dry_run else plugins_dir
+        self._scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX + plugin_id + "-", dir=parent))
+        self.folder = self._scratch / plugin_id
+        self.committed = False
+
+    def commit(self) -> Path:
+        """Move the staged plugin into place, replacing an existing one; return its folder."""
+        backup = self._scratch / f"{self.target.name}.previous"
+        replacing = self.target.exists()
+        if replacing:
+            os.rename(self.target, backup)
+        try:
+            os.rename(self.folder, self.target)
+        except OSError as exc:
+            if replacing:
+                os.rename(backup, self.target)
+            raise AgentImportError(f"could not move the plugin into {self.target}: {exc}") from None
+        self.committed = True
+        return self.target
+
+    def close(self) -> None:
+        """Remove the staging folder (and a replaced plugin's old copy)."""
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

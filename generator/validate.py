@@ -1,0 +1,139 @@
+"""Validate: does a plugin folder import and hold a conversation, with no key and no network?
+
+Two checks, each in its own interpreter (``generator.smoke``): an import check (the plugin is
+discovered and its graph built, which imports the agent), then an offline smoke test (the first
+turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
+are set for both. The report says pass or fail with the traceback and, when a module is
+missing, which requirement provides it and how to approve it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.deps import read_requirements, requirement_for_module
+from generator.offline import OFFLINE_ENV
+from generator.smoke import CheckName, CheckResult
+
+CHECKS: tuple[CheckName, ...] = ("import", "turns")
+CHECK_TIMEOUT_S = 120.0
+
+
+class MissingDependency(BaseModel):
+    """A module the agent imports that the validating interpreter does not have."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    module: str
+    requirement: str | None = Field(description="The requirements.txt line providing it, if any.")
+    hint: str
+
+
+class Report(BaseModel):
+    """The outcome of validating one plugin folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plugin_id: str
+    folder: str
+    python: str = Field(description="The interpreter the checks ran with.")
+    checks: list[CheckResult]
+    missing: MissingDependency | None = None
+
+    @property
+    def ok(self) -> bool:
+        return len(self.checks) == len(CHECKS) and all(check.ok for check in self.checks)
+
+    def describe(self, *, tracebacks: bool = True) -> str:
+        """A human-readable report: one line per check, then what a client received or why not."""
+        lines = [f"validate {self.plugin_id}: {'passed' if self.ok else 'FAILED'}"]
+        for check in self.checks:
+            status = "ok" if check.ok else "FAILED"
+            lines.append(f"  {check.name:<7}{status:<7}{check.seconds:5.2f} s  {check.summary}")
+            lines += [f"           {line}" for line in check.transcript]
+        if self.missing is not None:
+            lines.append(f"  missing dependency: {self.missing.hint}")
+        failed = next((c for c in self.checks if not c.ok and c.traceback), None)
+        if tracebacks and failed is not None and failed.traceback:
+            lines += ["", failed.traceback.rstrip()]
+        return "\n".join(lines)
+
+
+def validate(
+    plugin_dir: Path, *, python: Path | None = None, timeout: float = CHECK_TIMEOUT_S
+) -> Report:
+    """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter).
+
+    The checks run side by side (each pays for importing LangGraph); when the import check
+    fails, only its result is reported, since the smoke test would fail the same way.
+    """
+    folder = plugin_dir.resolve()
+    interpreter = str(python or sys.executable)
+    with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as scratch:
+        running = [_start(name, folder, interpreter, Path(scratch)) for name in CHECKS]
+        results = [_finish(check, timeout) for check in running]
+    checks = results if results[0].ok else results[:1]
+    module = next((c.missing_module for c in checks if c.missing_module), None)
+    return Report(
+        plugin_id=folder.name,
+        folder=str(folder),
+        python=interpreter,
+        checks=checks,
+        missing=_missing(module, folder) if module else None,
+    )
+
+
+@dataclass
+class _Running:
+    name: CheckName
+    process: subprocess.Popen[str]
+    out: Path
+
+
+def _start(name: CheckName, folder: Path, python: str, scratch: Path) -> _Running:
+    out = scratch / f"{name}.json"
+    process = subprocess.Popen(
+        [python, "-m", "generator.smoke", name, str(folder), str(out)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **OFFLINE_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
+        cwd=scratch,
+    )
+    return _Running(name, process, out)
+
+
+def _finish(check: _Running, timeout: float) -> CheckResult:
+    try:
+        _, stderr = check.process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        check.process.kill()
+        check.process.communicate()
+        return CheckResult(name=check.name, ok=False, summary=f"timed out after {timeout:g} s")
+    if check.out.is_file():
+        return CheckResult.model_validate_json(check.out.read_text(encoding="utf-8"))
+    return CheckResult(
+        name=check.name,
+        ok=False,
+        summary=f"the check process exited with {check.process.returncode} before reporting",
+        traceback="\n".join(stderr.strip().splitlines()[-20:]) or None,
+    )
+
+
+def _missing(module: str, folder: Path) -> MissingDependency:
+    requirement = requirement_for_module(module, read_requirements(folder / "requirements.txt"))
+    where = f"the requirement {requirement!r} in" if requirement else "a requirement missing from"
+    hint = (
+        f"module {module!r} is not installed ({where} {folder.name}/requirements.txt); "
+        "approve the requirements with --approve-deps to install them into an isolated "
+        f"validation environment (.agent-import/envs/{folder.name}), never the runtime's"
+    )
+    return MissingDependency(module=module, requirement=requirement, hint=hint)
