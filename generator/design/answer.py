@@ -106,7 +106,7 @@ def parse_design_answer(text: str) -> DesignContent:
     try:
         answer = DesignAnswer.model_validate_json(text)
     except ValidationError as exc:
-        raise InvalidAnswer([_pydantic_error(error) for error in exc.errors()]) from None
+        raise InvalidAnswer([pydantic_problem(error) for error in exc.errors()]) from None
     errors: list[str] = []
     screens: dict[ScreenName, Screen] = {}
     for name in SCREEN_NAMES:
@@ -148,7 +148,8 @@ def _json_object(text: str, where: str, errors: list[str]) -> dict[str, Any]:
     return value
 
 
-def _pydantic_error(error: Any) -> str:
+def pydantic_problem(error: Any) -> str:
+    """One pydantic error as one line: ``welcome.components: field required``."""
     where = ".".join(str(part) for part in error["loc"])
     if error["type"] == "json_invalid":
         return f"the answer is not valid JSON ({error['ctx']['error']})"

@@ -9,6 +9,7 @@ A corrupt or unreadable entry is a miss, never an error: the cache only saves mo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -51,10 +52,13 @@ class AnswerCache:
         entry = {"model_id": model_id, "answer": answer}
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=target.parent, suffix=".tmp", delete=False
-            ) as handle:
-                json.dump(entry, handle, indent=1, sort_keys=True)
-            os.replace(handle.name, target)
+            descriptor, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
         except OSError:
             return
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(entry, handle, indent=1, sort_keys=True)
+            os.replace(temporary, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from generator.design.answer import parse_design_answer
+from generator.design.answer import parse_design_answer, pydantic_problem
 from generator.design.bedrock import BedrockUnavailable, Conversation, connect
 from generator.design.cache import AnswerCache
 from generator.design.checks import check_design
@@ -137,7 +137,7 @@ def load_design(
         parsed = DesignContent.model_validate(content)
         return validated(parsed, facts, plugin_id, Provenance(mode="file", mapping="file"))
     except ValidationError as exc:
-        problems = [f"{_dotted(error['loc'])}: {error['msg']}" for error in exc.errors()]
+        problems = [pydantic_problem(error) for error in exc.errors()]
     except InvalidAnswer as exc:
         problems = exc.errors
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
@@ -262,8 +262,3 @@ class _Models:
         if outcome.text is not None and self.cache is not None:
             self.cache.put(kind, prompt.sha256, model_id, json.loads(outcome.text))
         return outcome
-
-
-def _dotted(loc: tuple[int | str, ...]) -> str:
-    """``("welcome", "components", 2)`` → ``welcome.components[2]``."""
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")

@@ -56,14 +56,20 @@ def two_graphs() -> Inspection:
 
 
 @pytest.fixture(autouse=True)
-def clean_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """No AWS configuration from the machine; a private answer cache; returns the cache dir."""
-    for name in list(os.environ):
-        if name.startswith(("AWS_", "AGENT_IMPORT_")) or name == "BOTO_CONFIG":
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+def clean_aws(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[Path]:
+    """No AWS configuration from the machine; a private answer cache; returns the cache dir.
+
+    Tests marked ``live`` keep the machine's AWS configuration: they are the ones meant to use it.
+    """
+    if request.node.get_closest_marker("live") is None:
+        for name in list(os.environ):
+            if name.startswith(("AWS_", "AGENT_IMPORT_")) or name == "BOTO_CONFIG":
+                monkeypatch.delenv(name)
+        monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+        monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+        monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENT_IMPORT_CACHE_DIR", str(cache))
     yield cache

@@ -1,0 +1,196 @@
+"""``agent-import design`` end to end, offline: fixture agents, inspection files, design files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.design import Design
+from generator.models import Inspection
+from runtime.a2ui import validate_screen
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
+
+
+@pytest.fixture
+def inspection_file(tmp_path: Path, structured: Inspection) -> Path:
+    path = tmp_path / "inspection.json"
+    path.write_text(structured.model_dump_json(indent=2))
+    return path
+
+
+def _design_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Design:
+    assert main(["design", *argv, "--json"]) == 0
+    return Design.model_validate_json(capsys.readouterr().out)
+
+
+def test_fixture_agent_without_credentials_prints_a_valid_fallback_design() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env["AWS_EC2_METADATA_DISABLED"] = "true"
+    command = [sys.executable, "-m", "generator.cli", "design", str(FIXTURES / "compiled_basic")]
+
+    done = subprocess.run(
+        [*command, "--plugin-id", "basic_chat", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    result = Design.model_validate_json(done.stdout)
+    assert result.provenance.mode == "fallback"
+    assert (result.provenance.fallback_reason or "").startswith("no AWS credentials found")
+    assert (result.title, result.input_field) == ("Basic chat agent", "messages")
+    for screen in result.screens().values():
+        assert validate_screen(screen, plugin_id="basic_chat") == []
+
+
+def test_structured_fixture_offline_from_the_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    result = _design_json(
+        capsys, str(FIXTURES / "src_layout"), "--plugin-id", "planner", "--offline"
+    )
+
+    assert (result.graph_id, result.input_field, result.output_field) == (
+        "planner",
+        "goal",
+        "steps",
+    )
+    assert result.initial_domain_state["state"] == {"done": None}
+
+
+def test_inspection_file_and_readable_summary(
+    inspection_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["design", str(inspection_file), "--plugin-id", "research", "--offline"]) == 0
+
+    out = capsys.readouterr().out
+    assert out.splitlines()[:3] == [
+        "design of 'Research Assistant' as plugin research (graph research)",
+        "  mode:      fallback: offline: no model was asked (--offline)",
+        "  mapping:   topic -> report (heuristic: from field names and node returns: 'topic' "
+        "takes the request, 'report' holds the answer)",
+    ]
+    assert "  actions:   restart, retry" in out
+
+
+def test_design_file_round_trip(
+    inspection_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    earlier = _design_json(capsys, str(inspection_file), "--plugin-id", "research", "--offline")
+    design_file = tmp_path / "design.json"
+    design_file.write_text(earlier.model_dump_json())
+
+    again = _design_json(
+        capsys, str(inspection_file), "--plugin-id", "research", "--design-file", str(design_file)
+    )
+
+    assert again.provenance.mode == "file" and again.provenance.mapping == "file"
+    assert again.model_dump(exclude={"provenance"}) == earlier.model_dump(exclude={"provenance"})
+
+
+def test_hand_written_design_file_errors_name_file_screen_component_and_property(
+    inspection_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    earlier = _design_json(capsys, str(inspection_file), "--plugin-id", "research", "--offline")
+    data = earlier.model_dump(exclude={"provenance", "version", "title", "description"})
+    data["result"]["components"][1]["colour"] = "red"
+    data["error"]["components"][0]["component"] = "Row"
+    design_file = tmp_path / "design.json"
+    design_file.write_text(json.dumps(data))
+
+    code = main(
+        [
+            "design",
+            str(inspection_file),
+            "--plugin-id",
+            "research",
+            "--design-file",
+            str(design_file),
+        ]
+    )
+
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert captured.err == (
+        f"agent-import: error: {design_file}: invalid design, 2 problems: "
+        "result: component 'title' property 'colour': Text has no such property (it has: id, "
+        "component, text, variant); error: component 'root' property 'component': the root must "
+        "be a Column, not 'Row'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not JSON"),
+        ("[]", "a design is a JSON object"),
+        ('{"plugin_id": "other"}', "the design is for plugin_id 'other', not 'research'"),
+        ('{"input_field": "topic"}', "invalid design, 6 problems: welcome: field required"),
+    ],
+)
+def test_broken_design_files(
+    inspection_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    message: str,
+) -> None:
+    design_file = tmp_path / "design.json"
+    design_file.write_text(content)
+
+    code = main(
+        [
+            "design",
+            str(inspection_file),
+            "--plugin-id",
+            "research",
+            "--design-file",
+            str(design_file),
+        ]
+    )
+
+    assert code == 1
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("plugin_id", ["../x", "X", "a", "a" * 34, "1abc"])
+def test_bad_plugin_ids_are_refused(
+    inspection_file: Path, plugin_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["design", str(inspection_file), "--plugin-id", plugin_id, "--offline"]) == 1
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"plugin id {plugin_id!r} must match" in captured.err
+
+
+def test_not_an_inspection_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bogus = tmp_path / "bogus.json"
+    bogus.write_text('{"graphs": []}')
+
+    assert main(["design", str(bogus), "--plugin-id", "research", "--offline"]) == 1
+    assert f"{bogus}: not an inspection: source: Field required" in capsys.readouterr().err
+
+
+def test_several_graphs_need_graph(
+    tmp_path: Path, two_graphs: Inspection, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.json"
+    path.write_text(two_graphs.model_dump_json())
+
+    assert main(["design", str(path), "--plugin-id", "research", "--offline"]) == 1
+    assert "choose one with --graph" in capsys.readouterr().err
+    assert (
+        _design_json(
+            capsys, str(path), "--plugin-id", "two", "--graph", "two", "--offline"
+        ).graph_id
+        == "two"
+    )
