@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -12,8 +14,12 @@ PYTHON = None  # the interpreter nox itself runs on (>= 3.11)
 
 
 def install(session: nox.Session, extras: str = "dev") -> None:
-    """Install this project (editable) with the given extras into the session's venv."""
+    """Install this project (editable) with the given extras into the session's venv, then
+    every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded)."""
     session.install("-e", f".[{extras}]")
+    for requirements in sorted(Path("runtime/plugins").glob("*/requirements.txt")):
+        if any(line.split("#")[0].strip() for line in requirements.read_text().splitlines()):
+            session.install("-r", str(requirements))
 
 
 @nox.session(python=PYTHON)
@@ -32,9 +38,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job on the embedded default: a scripted conversation through the runtime."""
+    """The main job: import an example agent offline into a scratch clone, then talk to it
+    through the runtime over its WebSocket (``agent-import demo [EXAMPLE]``)."""
     install(session)
-    session.run("a2ui-runtime", "demo", *session.posargs)
+    session.run("agent-import", "demo", *session.posargs)
 
 
 @nox.session(python=PYTHON)

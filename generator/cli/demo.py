@@ -1,0 +1,32 @@
+"""``agent-import demo``: import an example agent offline into a scratch clone and talk to it.
+
+The repository is cloned into a temporary folder (your tree is untouched), ``examples/EXAMPLE``
+is imported there with the offline designer, the runtime starts on 127.0.0.1 over the clone's
+plugins, and a scripted conversation is printed the way a client receives it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator.demo import DEFAULT_EXAMPLE, EXAMPLES, run_demo
+from generator.importer import find_root
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="import an example agent offline into a scratch clone and hold a conversation",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "example", nargs="?", default=DEFAULT_EXAMPLE, choices=sorted(EXAMPLES), metavar="EXAMPLE"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_demo(find_root(Path.cwd()), example=args.example, out=sys.stdout)

@@ -1,0 +1,88 @@
+"""``agent-import demo``: the main job end to end, offline, without touching the user's tree.
+
+The repository is cloned into a temporary folder; an example agent from ``examples/`` is imported
+there offline (the same ``import_agent`` the CLI runs); then the runtime is started on
+127.0.0.1 over that clone's plugins, as a restart would, and a scripted conversation is played
+through the new plugin over the WebSocket, printed the way a client receives it
+(``runtime.demo``'s client and printer).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from websockets.exceptions import ConnectionClosed
+
+from generator.design import DesignOptions
+from generator.errors import AgentImportError
+from generator.importer import PLUGINS_FOLDER, ImportOptions, Step, import_agent
+from runtime.client import RuntimeClient
+from runtime.demo import Click, DemoFailed, Printer, Say, describe_failure, play
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+
+EXAMPLES: dict[str, tuple[Say | Click, ...]] = {
+    "savings_helper": (
+        Say("What is an ISA?"),
+        Say("And how much can I put in?"),
+        Click("restart"),
+        Say("How big should my emergency fund be?"),
+    ),
+    "budget_calculator": (
+        Say("I earn 3200 a month, my costs are 2100 and I want to borrow 15k over 5 years"),
+        Click("restart"),
+    ),
+}
+DEFAULT_EXAMPLE = "savings_helper"
+
+
+def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
+    """Import ``examples/<example>`` into a clone of ``root`` and talk to it; 0 on success."""
+    script = EXAMPLES.get(example)
+    if script is None:
+        raise AgentImportError(f"no example {example!r}; examples: {', '.join(sorted(EXAMPLES))}")
+    printer = Printer(out)
+    with tempfile.TemporaryDirectory(prefix="agent-import-demo-") as scratch:
+        clone = _clone(root, Path(scratch) / "repo")
+        printer.step(f"import examples/{example} offline into a scratch clone ({clone})")
+        options = ImportOptions(
+            src=str(clone / "examples" / example),
+            plugin_id=example,
+            design_options=DesignOptions(offline=True),
+        )
+        result = import_agent(options, root=clone, progress=lambda s: _progress(out, s))
+        printer.step(f"wrote {len(result.files)} files to {result.folder}; restart the runtime")
+        settings = Settings(port=0, plugins_dir=clone / PLUGINS_FOLDER, log_level="WARNING")
+        with serve_in_thread(create_app(settings), settings) as address:
+            client = RuntimeClient(address, agent=example)
+            try:
+                with client:
+                    printer.step(f"connect to {client.url}")
+                    printer.frames(client, client.receive_turn())
+                    for step in script:
+                        printer.frames(client, play(client, step, printer))
+            except (ConnectionClosed, TimeoutError, DemoFailed) as exc:
+                printer.failure(describe_failure(exc))
+    return printer.summary()
+
+
+def _clone(root: Path, dest: Path) -> Path:
+    """A clone of the repository's committed state (Copier renders the committed template)."""
+    done = subprocess.run(
+        ["git", "clone", "--quiet", "--local", str(root), str(dest)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["git clone failed"])[-1]
+        raise AgentImportError(f"the demo needs {root} as a git checkout: {reason}")
+    return dest
+
+
+def _progress(out: TextIO, step: Step) -> None:
+    out.write(f"    {step.name:<13}{step.seconds:6.2f} s  {step.summary}\n")
