@@ -8,6 +8,10 @@ A card number here is 12 or more digits, optionally separated by spaces or dashe
 separator characters between two digits, so "4929 - 1234" counts). Card numbers have 12 to 19
 digits; longer runs are masked too, because a 16-digit number glued to other digits is still a card
 number. The last four digits stay, as on a receipt, so support staff can still tell cards apart.
+
+A log line may also hold a *truncated* representation: websockets logs a long frame at DEBUG as its
+head, ``...`` and its tail, which can cut a card number in two. Any run of five or more digits that
+touches an ellipsis may be part of one, so it is masked as well (keeping at most four digits).
 """
 
 from __future__ import annotations
@@ -20,6 +24,11 @@ from typing import Any
 #: Separators accepted between digits: whitespace, the ASCII hyphen and the Unicode dashes.
 _SEPARATOR = r"[\s\-\u2010-\u2015]{0,3}"
 CARD_NUMBER = re.compile(rf"(?<!\d)\d(?:{_SEPARATOR}\d){{11,}}(?!\d)")
+_ELLIPSIS = r"(?:\.\.\.|\u2026)"
+#: Five or more digits just after an ellipsis: the tail of a cut number, which keeps its last four.
+_CUT_TAIL = re.compile(rf"({_ELLIPSIS}{_SEPARATOR})(\d(?:{_SEPARATOR}\d){{4,}})(?!\d)")
+#: Five or more digits just before an ellipsis: the head of a cut number, masked whole.
+_CUT_HEAD = re.compile(rf"(?<!\d)\d(?:{_SEPARATOR}\d){{4,}}(?={_SEPARATOR}{_ELLIPSIS})")
 MASK = "****"
 
 #: Attributes every LogRecord has; anything else on a record came in through ``extra=``.
@@ -29,14 +38,18 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None
 }
 
 
-def _mask(match: re.Match[str]) -> str:
-    digits = [c for c in match.group() if c.isdigit()]
-    return MASK + "".join(digits[-4:])
+def _masked(number: str) -> str:
+    return MASK + "".join(c for c in number if c.isdigit())[-4:]
 
 
 def redact_card_numbers(text: str) -> str:
-    """Replace every card number in ``text`` by ``****`` and its last four digits."""
-    return CARD_NUMBER.sub(_mask, text)
+    """Replace every card number in ``text`` by ``****`` and its last four digits.
+
+    Cut numbers are masked too: a tail keeps its last four digits, a head keeps none.
+    """
+    text = CARD_NUMBER.sub(lambda m: _masked(m.group()), text)
+    text = _CUT_TAIL.sub(lambda m: m.group(1) + _masked(m.group(2)), text)
+    return _CUT_HEAD.sub(MASK, text)
 
 
 def _redact_value(value: Any) -> Any:
@@ -62,7 +75,7 @@ def redact_record(record: logging.LogRecord) -> None:
     except (TypeError, ValueError):  # a bad format call: keep what it said, without the digits
         message = f"{record.msg} {record.args!r}"
         record.msg, record.args = message, ()
-    if CARD_NUMBER.search(message):
+    if redact_card_numbers(message) != message:
         record.msg, record.args = redact_card_numbers(message), ()
     for name, value in list(vars(record).items()):
         if name not in _RECORD_ATTRIBUTES and isinstance(value, str):

@@ -74,6 +74,31 @@ def test_any_card_number_shape_keeps_only_its_last_four(
     assert redact_card_numbers(redacted) == redacted
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('< TEXT \'{"text": ...5678 4821 was stolen"}\' [98 bytes]', "...****4821 was stolen"),
+        ('< TEXT \'{"text": "my card 4929 1234 5...', "my card ****..."),
+        ("ends \u20265678 4821", "ends \u2026****4821"),
+        ("...4821", "...4821"),  # four digits are only the last four
+    ],
+)
+def test_numbers_cut_by_an_ellipsis_are_masked(text: str, expected: str) -> None:
+    assert expected in redact_card_numbers(text)
+
+
+@given(number=card_numbers(), data=st.data())
+def test_a_card_number_cut_anywhere_leaves_at_most_four_digits_together(
+    number: str, data: st.DataObject
+) -> None:
+    """A truncated repr keeps a head and a tail of the text: neither may show 5+ of its digits."""
+    cut_from = data.draw(st.integers(0, len(number)))
+    cut_to = data.draw(st.integers(cut_from, len(number)))
+    text = f"card {number[:cut_from]}...{number[cut_to:]} end"
+    for run in re.findall(r"\d(?:[\s\-\u2010-\u2015]{0,3}\d)*", redact_card_numbers(text)):
+        assert len(re.sub(r"\D", "", run)) <= 4, text
+
+
 @given(text=st.text(st.characters(blacklist_categories=("Nd",))))
 def test_text_without_digits_is_unchanged(text: str) -> None:
     assert redact_card_numbers(text) == text
