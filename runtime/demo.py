@@ -42,6 +42,7 @@ Step = Say | Click
 
 SCRIPTS: dict[str, tuple[Step, ...]] = {
     "mortgage": (Say("my house is worth 400k and I owe 250k, 5 year fix over 25 years"), Click()),
+    "lost_card": (Say("I've lost my card"), Click("confirm"), Say("yes please")),
 }
 
 #: Props that are structure, not content: left out of a screen summary.
