@@ -21,6 +21,7 @@ from websockets.sync.client import connect
 
 from runtime.a2ui import validate_components, validate_message
 from runtime.a2ui.validate import MAX_VOICE_WORDS
+from runtime.cli import main
 from runtime.client import RuntimeClient, Surface
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
@@ -211,3 +212,11 @@ def test_a_typed_card_number_never_reaches_the_server_log(served_log: tuple[str,
     for line in text.splitlines():
         digits = re.sub(r"[\s-]", "", line)
         assert not [f for f in fragments if f in digits], line
+
+
+def test_the_demo_plays_the_lost_card_conversation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--agent", AGENT]) == 0
+    out = capsys.readouterr().out
+    assert "lost_card.confirm" in out
+    assert "Your new card should arrive by" in out
+    assert out.endswith("demo passed: 4 turn(s), no errors\n")
