@@ -27,35 +27,36 @@ class BankError(Exception):
     """The bank refused a request (unknown card, or a card in the wrong state)."""
 
 
-class Transaction(BaseModel):
-    """A recent card payment; ``unusual`` is the bank's own fraud flag."""
+class Record(BaseModel):
+    """Base of the bank's records and answers: immutable, no unknown fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PaymentDetails(Record):
+    """What a card payment was; ``unusual`` is the bank's own fraud flag."""
+
+    merchant: str
+    location: str
+    amount: Decimal
+    unusual: bool = False
+
+
+class Payment(PaymentDetails):
+    """A payment in a card's fixed record, dated relative to today so the demo never goes stale."""
+
+    days_ago: int
+
+
+class Transaction(PaymentDetails):
+    """A recent card payment as the bank reports it."""
 
     id: str
     posted: date
-    merchant: str
-    location: str
-    amount: Decimal
-    unusual: bool = False
 
 
-class Payment(BaseModel):
-    """A payment in a card's fixed record, dated relative to today so the demo never goes stale."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    days_ago: int
-    merchant: str
-    location: str
-    amount: Decimal
-    unusual: bool = False
-
-
-class Card(BaseModel):
+class Card(Record):
     """A card's fixed record; its status lives with the session (see the module docstring)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     last4: str
     product: str
@@ -64,20 +65,16 @@ class Card(BaseModel):
     recent: tuple[Payment, ...]
 
 
-class CardUpdate(BaseModel):
+class CardUpdate(Record):
     """The result of a freeze or unfreeze; ``changed`` is false when it was already so."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     card_last4: str
     status: CardStatus
     changed: bool
 
 
-class Replacement(BaseModel):
+class Replacement(Record):
     """A replacement card on its way; the old card is cancelled."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     card_last4: str
     reference: str
@@ -114,10 +111,8 @@ DEMO_CARD = Card(
 CARDS: Mapping[str, Card] = {DEMO_CARD.last4: DEMO_CARD}
 
 
-class Branch(BaseModel):
+class Branch(Record):
     """A branch a customer can walk into."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     address: str

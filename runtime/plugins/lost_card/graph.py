@@ -117,6 +117,11 @@ def card_of(state: CommonState) -> LostCardState:
     return LostCardState.load(state.get("domain") or {}, PLUGIN_ID)
 
 
+def bank_for(card: LostCardState, today: date) -> Bank:
+    """The bank as this session sees it: its card in the status the session has put it in."""
+    return Bank({card.card_last4: card.card_status}, today=today)
+
+
 def stored(state: CommonState, card: LostCardState) -> dict[str, Any]:
     """The ``domain`` update storing ``card`` next to other plugins' fields."""
     return {"domain": {**(state.get("domain") or {}), PLUGIN_ID: card.dump()}}
@@ -182,7 +187,7 @@ def classify_risk_node(state: CommonState, *, today: date) -> dict[str, Any]:
     if report is None:
         return {}
     card = card_of(state)
-    bank = Bank({card.card_last4: card.card_status}, today=today)
+    bank = bank_for(card, today)
     assessment = classify_risk(
         report, bank.get_recent_transactions(card.card_last4), current=card.risk_level
     )
@@ -236,7 +241,7 @@ def freeze_card(state: CommonState, *, today: date) -> dict[str, Any]:
     """Freeze (or unfreeze) the card as just confirmed; a freeze goes on to offer a replacement."""
     card = card_of(state)
     freezing = card.awaiting_confirmation == "freeze"
-    bank = Bank({card.card_last4: card.card_status}, today=today)
+    bank = bank_for(card, today)
     result = (bank.freeze_card if freezing else bank.unfreeze_card)(card.card_last4)
     card = card.model_copy(
         update={
@@ -257,7 +262,7 @@ def freeze_card(state: CommonState, *, today: date) -> dict[str, Any]:
 def issue_replacement(state: CommonState, *, today: date) -> dict[str, Any]:
     """Order the replacement just confirmed; the bank cancels the old card."""
     card = card_of(state)
-    bank = Bank({card.card_last4: card.card_status}, today=today)
+    bank = bank_for(card, today)
     replacement = bank.request_replacement(
         card.card_last4, bank.card(card.card_last4).delivery_address
     )
@@ -297,7 +302,7 @@ def render_support_options(state: CommonState, *, today: date) -> dict[str, Any]
     elif name in ("verify_identity", "report_fraud") or (needs_identity(card) and locked_out(card)):
         view = views.escalation(card)
     elif name == "view_transactions":
-        bank = Bank({card.card_last4: card.card_status}, today=today)
+        bank = bank_for(card, today)
         view = views.transactions(card, bank.get_recent_transactions(card.card_last4))
     elif name == "cancel":
         card = card.noted("No problem, I'll leave it there.")
