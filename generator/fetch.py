@@ -61,6 +61,11 @@ class Workspace:
     def __init__(self) -> None:
         self._root: Path | None = None
 
+    @property
+    def root(self) -> Path | None:
+        """The folder holding every clone (None until the first one)."""
+        return self._root
+
     def folder(self, prefix: str) -> Path:
         """A new empty folder inside the workspace."""
         if self._root is None:

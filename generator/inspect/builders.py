@@ -134,7 +134,11 @@ def _add_edge(interp: Interpreter, builder: Builder, args: Args, site: Site) -> 
 def _edge(
     interp: Interpreter, builder: Builder, source: str | None, target: str | None, site: Site
 ) -> None:
-    if source is None or target is None:
+    if interp.loops:
+        interp.project.warn(
+            site.module, site.node, "edge added inside a loop: not known statically"
+        )
+    elif source is None or target is None:
         interp.project.warn(site.module, site.node, "edge endpoint not known statically")
     else:
         builder.edges.append(Edge(source=source, target=target))

@@ -32,14 +32,17 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
         for spec in config.dependencies
         if not _is_local(spec)
     ]
-    folders = [
+    local = [
         within(root, Path(config.folder) / spec, what="dependency")
         for spec in config.dependencies
         if _is_local(spec)
     ]
-    for folder in dict.fromkeys([*folders, root / config.folder]):
-        found += _pyproject(project, folder / "pyproject.toml")
-        found += _requirements(project, folder / "requirements.txt", _MAX_INCLUDES)
+    for path in dict.fromkeys([*local, root / config.folder]):
+        if path.is_file():  # "./requirements.txt" written straight into the config
+            found += _requirements(project, path, _MAX_INCLUDES)
+        else:
+            found += _pyproject(project, path / "pyproject.toml")
+            found += _requirements(project, path / "requirements.txt", _MAX_INCLUDES)
     unique: dict[str, Dependency] = {}
     for dependency in found:
         unique.setdefault(re.sub(r"[-_.]+", "-", dependency.name).lower(), dependency)

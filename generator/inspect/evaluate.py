@@ -383,7 +383,7 @@ class Interpreter:
                 base = self.eval(expr.value, scope)
                 if isinstance(base, External | Class | TypeExpr):
                     return TypeExpr(expr, scope.module)
-                return Unknown("a subscripted value", site)
+                return Unknown(f"{scope.module.shown(expr)}, looked up at run time", site)
             case cst.Yield(value=cst.BaseExpression() as yielded):
                 scope.returns.append(self.eval(yielded, scope))
             case cst.NamedExpr():
@@ -472,7 +472,7 @@ class Interpreter:
             return Prebuilt(func.leaf, {**named, **args.keywords}, site)
         if func.is_(*_WRAPPERS) and args.positional:
             return args.positional[0]
-        return Unknown(f"the result of {func.qualname}()", site)
+        return Unknown(f"the value {func.qualname}() returns (outside the repository)", site)
 
     def invoke(self, func: Function, args: Args, site: Site) -> Value:
         """Run a repository function's body with its parameters bound; its return value."""

@@ -46,7 +46,7 @@ def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
     """Read the graph ``spec`` names, following its code wherever it leads in the repository."""
     module = interp.project.module(interp.project.root / spec.path)
     scope = interp.module_scope(module)
-    site = Site(module, scope.sites.get(spec.export, module.tree))
+    site = Site(module, scope.sites.get(spec.export))
     if spec.export in scope.vars:
         value = interp.lookup(scope, spec.export)
     else:
@@ -58,8 +58,8 @@ def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
             params=[p.name.value for p in _params(value.node)], is_async=value.is_async
         )
         built = interp.invoke(value, Args(), site)
-        known |= {"export_kind": "factory", "factory": signature}
         known |= _describe(interp, built, site, spec.graph_id, factory=value.name)
+        known |= {"export_kind": "factory", "factory": signature}
     else:
         known |= _describe(interp, value, site, spec.graph_id, factory=None)
     graph = Graph(**known)
@@ -84,9 +84,11 @@ def _describe(
             return _entrypoint(interp, value, gid)
     reason = describe(value)
     where = value.site if isinstance(value, Unknown) and value.site else site
-    subject = f"factory {factory}() returns" if factory else "the export is"
+    subject = f"what factory {factory}() returns" if factory else "the export"
     interp.project.warn(
-        where.module, where.node, f"graph {gid!r}: {subject} not resolvable statically: {reason}"
+        where.module,
+        where.node,
+        f"graph {gid!r}: {subject} cannot be resolved statically: {reason}",
     )
     if factory:
         return {}
@@ -119,7 +121,10 @@ def _prebuilt(interp: Interpreter, graph: Prebuilt, gid: str) -> dict[str, Any]:
         return schema_of(interp, graph.kwargs.get(keyword), f"{what} of graph {gid!r}", graph.site)
 
     state = graph.kwargs.get("state_schema") or External(_PREBUILT_STATES[graph.factory])
-    outputs = structured_outputs(interp, [graph.site.module])
+    response_format = graph.kwargs.get("response_format")
+    output = (
+        schema("response_format", "response format") if isinstance(response_format, Class) else None
+    )
     return {
         "export_kind": "prebuilt",
         "prebuilt": graph.factory,
@@ -127,7 +132,7 @@ def _prebuilt(interp: Interpreter, graph: Prebuilt, gid: str) -> dict[str, Any]:
         "context_schema": schema("context_schema", "context schema")
         or schema("config_schema", "context schema"),
         "compile_name": graph.name,
-        "structured_output": outputs,
+        "structured_output": [output] if output else [],
         "input_is_messages": True,
     }
 
@@ -137,7 +142,7 @@ def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, A
     site = Site(function.module, function.node)
     interp.project.warn(
         function.module,
-        function.node,
+        function.node.name,
         f"graph {gid!r} uses the functional API (@entrypoint): its state and nodes are not "
         "known statically",
     )

@@ -32,8 +32,10 @@ class Module:
         self.tree = tree
         self._positions: dict[cst.CSTNode, CodeRange] | None = None
 
-    def line(self, node: cst.CSTNode) -> int | None:
+    def line(self, node: cst.CSTNode | None) -> int | None:
         """The line ``node`` starts on (positions are computed on first use only)."""
+        if node is None:
+            return None
         if self._positions is None:
             wrapper = MetadataWrapper(self.tree, unsafe_skip_copy=True)
             self._positions = dict(wrapper.resolve(PositionProvider))
@@ -43,6 +45,11 @@ class Module:
     def code(self, node: cst.CSTNode) -> str:
         """``node`` as written in the file (whitespace inside it normalised)."""
         return " ".join(self.tree.code_for_node(node).split())
+
+    def shown(self, node: cst.CSTNode) -> str:
+        """``node``'s code for a message: quoted with backticks, cut at 60 characters."""
+        code = self.code(node)
+        return f"`{code if len(code) <= 60 else code[:57] + '...'}`"
 
     def __repr__(self) -> str:
         return f"Module({self.rel!r})"
@@ -122,9 +129,7 @@ class Project:
     def warn(self, module: Module | str, node: cst.CSTNode | None, message: str) -> None:
         """Record something that cannot be known statically, once per place and message."""
         if isinstance(module, Module):
-            warning = Warning_(
-                file=module.rel, line=module.line(node) if node else None, message=message
-            )
+            warning = Warning_(file=module.rel, line=module.line(node), message=message)
         else:
             warning = Warning_(file=module, message=message)
         if warning not in self.warnings:

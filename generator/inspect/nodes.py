@@ -112,8 +112,10 @@ def _subgraph_returns(
 def _written(spec: NodeSpec) -> str | None:
     """The target as written at the ``add_node`` call (the callee, for ``ToolNode(...)``)."""
     expr = spec.expr
+    if isinstance(spec.target, Lambda):
+        return "lambda"
     if expr is None:
-        return describe(spec.target) if not isinstance(spec.target, Lambda) else "lambda"
+        return describe(spec.target)
     if isinstance(expr, cst.Call):
         expr = expr.func
     return spec.site.module.code(expr)

@@ -47,8 +47,8 @@ def node_returns(interp: Interpreter, target: Function | Lambda) -> Returns:
     reader = _Reader(interp, target)
     for expr in reader.body.returns:
         reader.value(expr, out, 0)
-    if isinstance(target, Function) and not out.goto:
-        out.goto = _literal_strings(target.node.returns)
+    if isinstance(target, Function):  # Command[Literal[...]] declares the destinations
+        out.goto += [n for n in _literal_strings(target.node.returns) if n not in out.goto]
     return out
 
 
@@ -147,7 +147,7 @@ class _Reader:
                 self.value(expr.body, out, depth + 1)
                 self.value(expr.orelse, out, depth + 1)
             case _:
-                out.give_up(expr, self._shown(expr))
+                out.give_up(expr, self.module.shown(expr))
 
     def _dict(self, expr: cst.Dict, out: Returns, depth: int) -> None:
         for element in expr.elements:
@@ -156,9 +156,20 @@ class _Reader:
                 if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
                     out.add(key.evaluated_value)
                 else:
-                    out.give_up(key, f"a computed key {self._shown(key)}")
-            elif not (isinstance(element.value, cst.Name) and element.value.value in self.params):
+                    out.give_up(key, f"a computed key {self.module.shown(key)}")
+            elif not self._echoes_input(element.value):
                 self.value(element.value, out, depth + 1)  # {**other, ...}: other's keys too
+
+    def _echoes_input(self, expr: cst.BaseExpression) -> bool:
+        """``state``, ``state.model_dump()``, ``dict(state)``, ``asdict(state)``: the input."""
+        match expr:
+            case cst.Name():
+                return expr.value in self.params
+            case cst.Call(func=cst.Attribute(value=cst.Name() as owner), args=[]):
+                return owner.value in self.params
+            case cst.Call(args=[cst.Arg(keyword=None, star="", value=cst.Name() as only)]):
+                return only.value in self.params
+        return False
 
     def _call(self, call: cst.Call, out: Returns, depth: int) -> None:
         func = self.interp.eval(call.func, self.scope)
@@ -169,14 +180,14 @@ class _Reader:
             if goto is not None:
                 names = self.names(goto)
                 if names is None:
-                    out.give_up(goto, f"a Command goto {self._shown(goto)}")
+                    out.give_up(goto, f"a Command goto {self.module.shown(goto)}")
                 out.goto += [name for name in names or [] if name not in out.goto]
         elif (isinstance(func, External) and func.qualname == "builtins.dict") or isinstance(
             func, Class
         ):
             self._keyword_keys(call, out, depth)
         else:
-            out.give_up(call, self._shown(call))
+            out.give_up(call, self.module.shown(call))
 
     def _keyword_keys(self, call: cst.Call, out: Returns, depth: int) -> None:
         """Keys of ``dict(...)``, ``State(...)`` or ``x.update(...)``: keywords and mappings."""
@@ -184,7 +195,7 @@ class _Reader:
             if arg.keyword is not None:
                 out.add(arg.keyword.value)
             elif arg.star == "**":
-                out.give_up(arg.value, self._shown(arg.value))
+                out.give_up(arg.value, self.module.shown(arg.value))
             else:
                 self.value(arg.value, out, depth + 1)
 
@@ -197,7 +208,7 @@ class _Reader:
             if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
                 out.add(key.evaluated_value)
             else:
-                out.give_up(key, f"a computed key {self._shown(key)}")
+                out.give_up(key, f"a computed key {self.module.shown(key)}")
         for update in self.body.updates[name.value]:
             self._keyword_keys(update, out, depth + 1)
 
@@ -225,10 +236,6 @@ class _Reader:
                 if isinstance(func, External) and func.is_("Send"):
                     return self.names(expr.args[0].value)
         return None
-
-    def _shown(self, node: cst.CSTNode) -> str:
-        code = self.module.code(node)
-        return f"`{code if len(code) <= 60 else code[:57] + '...'}`"
 
 
 def _literal_strings(annotation: cst.Annotation | None) -> list[str]:

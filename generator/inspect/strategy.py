@@ -28,7 +28,7 @@ def is_message_input(schema: StateSchema | None) -> bool:
 def suggest(graph: Graph) -> tuple[Strategy, str]:
     """The strategy for ``graph`` (with ``input_is_messages`` already set) and the reason."""
     if graph.export_kind == "unresolvable":
-        return "port", f"the export cannot be resolved statically ({graph.export_reason})"
+        return "port", f"the export cannot be resolved statically: {graph.export_reason}"
     if graph.input_is_messages:
         return "wrapper", (
             "its input is a `messages` list: the runtime sends each utterance as a human "

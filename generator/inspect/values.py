@@ -31,7 +31,7 @@ class Site:
     """Where something was seen: a node of a parsed module."""
 
     module: Module
-    node: cst.CSTNode
+    node: cst.CSTNode | None
 
 
 @dataclass(frozen=True)
