@@ -33,7 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from runtime.a2ui import load_screen
 from runtime.contracts import CommonState, PendingAction, ServerEventDict, event
 from runtime.plugins.lost_card import PLUGIN_ID, views
-from runtime.plugins.lost_card.bank import Bank
+from runtime.plugins.lost_card.bank import Bank, CardStatus
 from runtime.plugins.lost_card.policy import (
     Gate,
     IdentityOutcome,
@@ -74,7 +74,7 @@ SYMPATHY: dict[Report, str] = {
     "fraud": "Thank you for telling me. Let's get that looked at.",
 }
 #: What is said when a step is asked for but the card is already there, by step and card status.
-ALREADY_DONE: dict[tuple[Step, str], str] = {
+ALREADY_DONE: dict[tuple[Step, CardStatus], str] = {
     ("freeze", "frozen"): "Your card is already frozen, so nothing new can go through.",
     ("freeze", "cancelled"): "That card is already cancelled.",
     ("unfreeze", "active"): "Your card isn't frozen, so there's nothing to undo.",

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.request import urlopen
 
 import pytest
 from websockets.sync.client import connect
@@ -204,10 +205,13 @@ def test_a_typed_card_number_never_reaches_the_server_log(served_log: tuple[str,
         client.send("client.ui.action", actionId="lost_card.verify_identity", data={"last4": CARD})
         client.send_raw(f'{{"type": "client.transcript.final", "payload": {CARD}')  # malformed
         assert [client.receive()["type"], client.receive()["type"]] == ["server.error"] * 2
-    with connect(f"ws://{address}/ws?agent={AGENT}&ref={CARD}") as extra:  # in the access line
+    with connect(f"ws://{address}/ws?agent={AGENT}&ref={CARD}") as extra:  # uvicorn.error
         extra.recv(timeout=STARTUP_TIMEOUT_S)
+    with urlopen(f"http://{address}/health?ref={CARD}", timeout=STARTUP_TIMEOUT_S):  # .access
+        pass
     text = log.read_text()
-    assert "****4821" in text  # the words were logged, masked
+    assert "heard 'my card ****4821 was stolen'" in text  # the words were logged, masked
+    assert '"GET /health?ref=****4821 HTTP/1.1" 200' in text
     fragments = {CARD[start : start + 8] for start in range(len(CARD) - 7)}
     for line in text.splitlines():
         digits = re.sub(r"[\s-]", "", line)
