@@ -32,20 +32,24 @@ def fallback_content(
 ) -> DesignContent:
     """Four screens for the agent and the data model they bind to."""
     stats = facts.scalar_fields(exclude={input_field, output_field, MESSAGES_FIELD})[:MAX_STATS]
+    names = [f.name for f in stats]
     answer_title = "Answer" if output_field == MESSAGES_FIELD else humanise(output_field)
+    reasoning = (
+        f"Deterministic design from the inspection: the request goes into `{input_field}`, the "
+        f"answer comes from `{output_field}` and is shown as a DataCard"
+    )
+    if names:
+        cards = "StatCards" if len(names) > 1 else "a StatCard"
+        reasoning += f", with {', '.join(f'`{name}`' for name in names)} as {cards}"
     return DesignContent(
         welcome=_welcome(facts, input_field),
         collecting=_collecting(facts),
-        result=_result(facts, plugin_id, answer_title, [f.name for f in stats]),
+        result=_result(facts, plugin_id, answer_title, names),
         error=_error(plugin_id),
         input_field=input_field,
         output_field=output_field,
-        initial_domain_state=initial_domain_state(dict.fromkeys(f.name for f in stats)),
-        reasoning=(
-            f"Deterministic design from the inspection: the request goes into `{input_field}`, "
-            f"the answer comes from `{output_field}` and is shown as a DataCard"
-            + (f", with {', '.join(f'`{f.name}`' for f in stats)} as StatCards." if stats else ".")
-        ),
+        initial_domain_state=initial_domain_state(dict.fromkeys(names)),
+        reasoning=reasoning + ".",
     )
 
 

@@ -1,0 +1,47 @@
+"""Every graph of every fixture agent, inspected for real, gets a valid offline design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator.design import DesignOptions, design
+from generator.design.checks import check_design
+from generator.design.facts import agent_facts
+from generator.errors import AgentImportError
+from generator.fetch import Workspace, fetch
+from generator.inspect import inspect_source
+from generator.models import Inspection
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
+
+
+def _graphs() -> list[tuple[str, Inspection]]:
+    """(label, inspection of one graph) for each fixture graph the inspector can read."""
+    found = []
+    with Workspace() as workspace:
+        for folder in sorted(FIXTURES.iterdir()):
+            try:
+                inspection = inspect_source(fetch(str(folder), workspace=workspace))
+            except AgentImportError:
+                continue  # fixtures of inputs the inspector rightly refuses
+            for graph in inspection.graphs:
+                one = inspection.model_copy(update={"graphs": [graph]})
+                found.append((f"{folder.name}/{graph.graph_id}", one))
+    return found
+
+
+GRAPHS = _graphs()
+
+
+def test_the_fixtures_cover_many_shapes() -> None:
+    assert len(GRAPHS) >= 10
+
+
+@pytest.mark.parametrize(("label", "inspection"), GRAPHS, ids=[label for label, _ in GRAPHS])
+def test_offline_design_is_valid(label: str, inspection: Inspection) -> None:
+    result = design(inspection, plugin_id="fixture", options=DesignOptions(offline=True))
+
+    assert check_design(result, facts=agent_facts(inspection), plugin_id="fixture") == [], label
+    assert result.input_field in agent_facts(inspection).input_fields
