@@ -80,11 +80,9 @@ def redact_record(record: logging.LogRecord) -> None:
     for name, value in list(vars(record).items()):
         if name not in _RECORD_ATTRIBUTES and isinstance(value, str):
             setattr(record, name, redact_card_numbers(value))
-    if record.exc_info:
-        # Render the traceback now and drop the live exception: a formatter further down could
-        # otherwise render it again, unredacted. Formatters print ``exc_text`` when it is set.
+    if record.exc_info and not record.exc_text:
+        # Formatters render a traceback once and reuse ``exc_text``: render it now, redacted.
         record.exc_text = logging.Formatter().formatException(record.exc_info)
-        record.exc_info = None
     if record.exc_text:
         record.exc_text = redact_card_numbers(record.exc_text)
     if record.stack_info:

@@ -7,6 +7,7 @@ bindings resolve to. Every A2UI message received is validated. The last test run
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -22,8 +23,8 @@ from websockets.sync.client import connect
 
 from runtime.a2ui import validate_components, validate_message
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.cli import main
 from runtime.client import RuntimeClient, Surface
+from runtime.demo import run_demo
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
@@ -218,9 +219,10 @@ def test_a_typed_card_number_never_reaches_the_server_log(served_log: tuple[str,
         assert not [f for f in fragments if f in digits], line
 
 
-def test_the_demo_plays_the_lost_card_conversation(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--agent", AGENT]) == 0
-    out = capsys.readouterr().out
+def test_the_demo_plays_the_lost_card_conversation() -> None:
+    printed = io.StringIO()
+    assert run_demo(AGENT, out=printed) == 0
+    out = printed.getvalue()
     assert "lost_card.confirm" in out
     assert "Your new card should arrive by" in out
     assert out.endswith("demo passed: 4 turn(s), no errors\n")
