@@ -37,7 +37,7 @@ OFFERS = {
     "frozen": "I can order a replacement, unfreeze it or go through your recent payments with you.",
     "cancelled": "I can check your recent payments or find your nearest branch.",
 }
-_COUNTS = ("No", "One", "Two", "Three", "Four", "Five", "Six")
+_COUNTS = ("None", "One", "Two", "Three", "Four", "Five", "Six")
 
 
 @dataclass(frozen=True)
@@ -171,9 +171,7 @@ def identity_challenge(card: LostCardState) -> View:
 def transactions(card: LostCardState, recent: Sequence[Transaction]) -> View:
     unusual = sum(t.unusual for t in recent)
     count = _COUNTS[unusual] if unusual < len(_COUNTS) else str(unusual)
-    note = (
-        f"{count} of them look{'s' * (unusual == 1)} unusual." if unusual else "None look unusual."
-    )
+    note = f"{count} of them look{'s' * (unusual == 1)} unusual."
     items = [
         {
             "merchant": t.merchant,
