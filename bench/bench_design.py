@@ -57,18 +57,9 @@ def _fake_endpoint_run(inspection: Inspection, plugin_id: str) -> float:
     from fake_bedrock import FakeBedrock, text_answer
 
     facts = agent_facts(inspection)
-    mapping = heuristic_mapping(facts)
-    content = fallback_content(
-        facts,
-        plugin_id=plugin_id,
-        input_field=mapping.input_field,
-        output_field=mapping.output_field,
-    )
-    mapping_json = json.dumps(
-        {"reasoning": "r", "input_field": mapping.input_field, "output_field": mapping.output_field}
-    )
+    content = fallback_content(facts, plugin_id=plugin_id, **_fields(facts))
     scripts = {
-        "haiku": [text_answer(mapping_json)],
+        "haiku": [text_answer(json.dumps({"reasoning": "r", **_fields(facts)}))],
         "sonnet": [text_answer(json.dumps(wire(content)))],
     }
     saved = dict(os.environ)
@@ -87,14 +78,14 @@ def _fake_endpoint_run(inspection: Inspection, plugin_id: str) -> float:
             os.environ.update(saved)
 
 
-def _prompt(facts: AgentFacts, plugin_id: str) -> Prompt:
+def _fields(facts: AgentFacts) -> dict[str, str]:
+    """The heuristic mapping as keyword arguments (``input_field``, ``output_field``)."""
     mapping = heuristic_mapping(facts)
-    prompt = design_prompt(
-        facts,
-        plugin_id=plugin_id,
-        input_field=mapping.input_field,
-        output_field=mapping.output_field,
-    )
+    return {"input_field": mapping.input_field, "output_field": mapping.output_field}
+
+
+def _prompt(facts: AgentFacts, plugin_id: str) -> Prompt:
+    prompt = design_prompt(facts, plugin_id=plugin_id, **_fields(facts))
     _ = prompt.sha256  # part of every use: the cache key and the provenance
     return prompt
 

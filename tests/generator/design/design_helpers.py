@@ -31,6 +31,10 @@ def inspection_of(*graphs: Graph, readme: str = README) -> Inspection:
     )
 
 
+#: The state fields of ``structured_graph``, in declaration order.
+STRUCTURED_FIELDS = ["topic", "notes", "report", "source_count", "confidence", "finished"]
+
+
 def structured_graph(graph_id: str = "research") -> Graph:
     """A TypedDict state with a request field, an answer field and a few scalars."""
     return Graph(

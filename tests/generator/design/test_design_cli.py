@@ -25,6 +25,17 @@ def inspection_file(tmp_path: Path, structured: Inspection) -> Path:
     return path
 
 
+def _with_design_file(inspection_file: Path, design_file: Path) -> list[str]:
+    return [
+        "design",
+        str(inspection_file),
+        "--plugin-id",
+        "research",
+        "--design-file",
+        str(design_file),
+    ]
+
+
 def _design_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Design:
     assert main(["design", *argv, "--json"]) == 0
     return Design.model_validate_json(capsys.readouterr().out)
@@ -106,16 +117,7 @@ def test_hand_written_design_file_errors_name_file_screen_component_and_property
     design_file = tmp_path / "design.json"
     design_file.write_text(json.dumps(data))
 
-    code = main(
-        [
-            "design",
-            str(inspection_file),
-            "--plugin-id",
-            "research",
-            "--design-file",
-            str(design_file),
-        ]
-    )
+    code = main(_with_design_file(inspection_file, design_file))
 
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
@@ -146,16 +148,7 @@ def test_broken_design_files(
     design_file = tmp_path / "design.json"
     design_file.write_text(content)
 
-    code = main(
-        [
-            "design",
-            str(inspection_file),
-            "--plugin-id",
-            "research",
-            "--design-file",
-            str(design_file),
-        ]
-    )
+    code = main(_with_design_file(inspection_file, design_file))
 
     assert code == 1
     assert message in capsys.readouterr().err

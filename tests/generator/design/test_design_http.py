@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from design_helpers import model_answer
+from design_helpers import STRUCTURED_FIELDS, model_answer
 from fake_bedrock import FakeBedrock, Step, error, text_answer, tool_answer
 
 from generator.design import Design, DesignOptions, design
@@ -85,14 +85,9 @@ def test_valid_answer_is_used_with_provenance(structured: Inspection, endpoint: 
     assert request.model_id == SONNET
     sent_schema = request.body["outputConfig"]["textFormat"]["structure"]["jsonSchema"]
     assert sent_schema["name"] == ANSWER_NAME
-    assert json.loads(sent_schema["schema"])["properties"]["input_field"]["enum"] == [
-        "topic",
-        "notes",
-        "report",
-        "source_count",
-        "confidence",
-        "finished",
-    ]
+    assert (
+        json.loads(sent_schema["schema"])["properties"]["input_field"]["enum"] == STRUCTURED_FIELDS
+    )
     assert (
         "Proposed field mapping: the user's request goes into `topic`"
         in (request.body["messages"][0]["content"][0]["text"])

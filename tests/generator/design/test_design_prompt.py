@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from design_helpers import STRUCTURED_FIELDS
+
 from generator.design.answer import design_schema
 from generator.design.facts import agent_facts
 from generator.design.mapping import mapping_prompt
@@ -107,13 +109,6 @@ def test_schema_enums_are_the_real_fields_and_catalog_types(structured: Inspecti
     schema = design_schema(agent_facts(structured))
     component = schema["properties"]["result"]["properties"]["components"]["items"]
 
-    assert schema["properties"]["output_field"]["enum"] == [
-        "topic",
-        "notes",
-        "report",
-        "source_count",
-        "confidence",
-        "finished",
-    ]
+    assert schema["properties"]["output_field"]["enum"] == STRUCTURED_FIELDS
     assert "DataCard" in component["properties"]["component"]["enum"]
     assert next(iter(schema["properties"])) == "reasoning"  # reasoning is written first
