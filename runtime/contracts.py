@@ -53,7 +53,7 @@ class ServerEventDict(TypedDict):
 def merge_outbox(
     left: list[ServerEventDict] | None, right: list[ServerEventDict] | None
 ) -> list[ServerEventDict]:
-    """Reducer for ``outbox``: nodes append; writing ``None`` clears it (the runtime does, per turn)."""
+    """Reducer for ``outbox``: nodes append; writing ``None`` clears it (the runtime, per turn)."""
     if right is None:
         return []
     return [*(left or []), *right]
@@ -92,7 +92,7 @@ class ServerEvent(BaseModel):
 
 
 class Envelope(BaseModel):
-    """A WebSocket frame: ``{type, ts, sessionId, payload}``; clients may omit ``ts``/``sessionId``."""
+    """A WebSocket frame ``{type, ts, sessionId, payload}``; clients may omit ts and sessionId."""
 
     model_config = ConfigDict(extra="forbid")
 

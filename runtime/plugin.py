@@ -78,7 +78,7 @@ class PluginBase(ABC):
         return f"{self.plugin_id}.{action}"
 
     def validate_action(self, action_id: str, data: dict[str, Any]) -> str | None:
-        """Return why an action is refused, or ``None`` to accept it. ``action_id`` is namespaced."""
+        """Why a namespaced action is refused, or ``None`` to accept it."""
         if action_id not in {self.action_id(a) for a in self.actions}:
             return f"unknown action {action_id!r} for agent {self.plugin_id!r}"
         return None
