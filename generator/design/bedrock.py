@@ -209,6 +209,8 @@ def _reason(exc: ClientError, model_id: str, output_mode: OutputMode) -> str:
     if code == "ResourceNotFoundException":
         return f"model {model_id} not found: {message}"
     if code == "ValidationException":
+        if "model identifier" in message.lower():
+            return f"unknown model id {model_id}: {message}"
         hint = " (the model may not support structured output: try --tool-use)"
         return f"Bedrock rejected the request to {model_id}: {message}" + (
             hint if output_mode == "structured_output" else ""

@@ -8,7 +8,8 @@ developers configure it once; flags win over the environment, the environment ov
 ``AGENT_IMPORT_MAPPING_MODEL``            field-mapping model id (Haiku)
 ``AGENT_IMPORT_BEDROCK_READ_TIMEOUT``     seconds to wait for one answer
 ``AGENT_IMPORT_CACHE_DIR``                the answer cache (see ``cache.py``)
-``AWS_REGION`` / ``AWS_PROFILE`` ...      read by boto3 itself
+``AWS_REGION``                            region (else boto3's ``AWS_DEFAULT_REGION``...)
+``AWS_PROFILE``, credentials ...          read by boto3 itself
 ========================================  =============================================
 """
 
@@ -30,6 +31,8 @@ DEFAULT_MAPPING_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
 DESIGN_MODEL_ENV = "AGENT_IMPORT_DESIGN_MODEL"
 MAPPING_MODEL_ENV = "AGENT_IMPORT_MAPPING_MODEL"
 READ_TIMEOUT_ENV = "AGENT_IMPORT_BEDROCK_READ_TIMEOUT"
+#: botocore itself reads only ``AWS_DEFAULT_REGION``; the AWS CLI and SDKs also honour this one.
+REGION_ENV = "AWS_REGION"
 
 
 class DesignOptions(BaseModel):
@@ -50,7 +53,7 @@ class DesignOptions(BaseModel):
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> DesignOptions:
         """Options from environment variables, then ``overrides`` (``None`` values are ignored)."""
         env = os.environ if env is None else env
-        settings: dict[str, Any] = {}
+        settings: dict[str, Any] = {"region": env.get(REGION_ENV)}
         if timeout := env.get(READ_TIMEOUT_ENV):
             try:
                 settings["read_timeout"] = float(timeout)

@@ -14,6 +14,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from generator.design import DesignOptions
 from generator.design.bedrock import (
     BedrockSettings,
     BedrockUnavailable,
@@ -21,6 +22,7 @@ from generator.design.bedrock import (
     OutputMode,
     connect,
 )
+from generator.errors import AgentImportError
 
 MODEL = "us.anthropic.claude-sonnet-4-6"
 SCHEMA = {
@@ -162,31 +164,48 @@ def test_tool_use_request_and_correction_as_tool_result(client: Any, stub: Stubb
     assert json.loads(conversation.correct("answer: must be a string").text) == {"answer": "one"}
 
 
+INVALID_ID = "The provided model identifier is invalid."
+
+
 @pytest.mark.parametrize(
-    ("code", "status", "expected"),
+    ("code", "status", "message", "expected"),
     [
-        ("AccessDeniedException", 403, f"access denied to {MODEL}: nope"),
-        ("ResourceNotFoundException", 404, f"model {MODEL} not found: nope"),
+        ("AccessDeniedException", 403, "nope", f"access denied to {MODEL}: nope"),
+        ("ResourceNotFoundException", 404, "nope", f"model {MODEL} not found: nope"),
         (
             "ValidationException",
             400,
+            "nope",
             f"Bedrock rejected the request to {MODEL}: nope "
             "(the model may not support structured output: try --tool-use)",
         ),
-        ("ThrottlingException", 429, "throttled by Bedrock after 1 attempt: nope"),
-        ("ModelTimeoutException", 408, f"Bedrock error ModelTimeoutException from {MODEL}: nope"),
+        ("ValidationException", 400, INVALID_ID, f"unknown model id {MODEL}: {INVALID_ID}"),
+        ("ThrottlingException", 429, "nope", "throttled by Bedrock after 1 attempt: nope"),
+        (
+            "ModelTimeoutException",
+            408,
+            "nope",
+            f"Bedrock error ModelTimeoutException from {MODEL}: nope",
+        ),
     ],
 )
 def test_refusals_become_one_line_reasons(
-    client: Any, stub: Stubber, code: str, status: int, expected: str
+    client: Any, stub: Stubber, code: str, status: int, message: str, expected: str
 ) -> None:
-    stub.add_client_error("converse", code, "nope", http_status_code=status)
+    stub.add_client_error("converse", code, message, http_status_code=status)
 
     with pytest.raises(BedrockUnavailable) as raised:
         _conversation(client, "structured_output").ask()
 
     assert str(raised.value) == expected
     assert raised.value.everywhere is False
+
+
+def test_region_comes_from_aws_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+
+    assert DesignOptions.from_env().bedrock.region == "eu-central-1"
+    assert DesignOptions.from_env(bedrock={"region": "us-west-2"}).bedrock.region == "us-west-2"
 
 
 def test_connect_without_credentials_fails_before_any_network() -> None:
@@ -211,3 +230,18 @@ def test_connect_configures_retries_timeouts_and_region(dummy_credentials: None)
     assert client.meta.region_name == "eu-west-2"
     assert config.retries == {"mode": "standard", "total_max_attempts": 3}
     assert (config.read_timeout, config.connect_timeout) == (7.5, 2.0)
+
+
+def test_models_and_timeout_from_the_environment_flags_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_IMPORT_DESIGN_MODEL", "eu.anthropic.claude-sonnet-4-6")
+    monkeypatch.setenv("AGENT_IMPORT_MAPPING_MODEL", "eu.anthropic.claude-haiku-4-5-20251001-v1:0")
+    monkeypatch.setenv("AGENT_IMPORT_BEDROCK_READ_TIMEOUT", "42")
+
+    options = DesignOptions.from_env(mapping_model="my-haiku", design_model=None)
+
+    assert options.design_model == "eu.anthropic.claude-sonnet-4-6"
+    assert options.mapping_model == "my-haiku"
+    assert options.bedrock.read_timeout == 42.0
+    monkeypatch.setenv("AGENT_IMPORT_BEDROCK_READ_TIMEOUT", "soon")
+    with pytest.raises(AgentImportError, match="AGENT_IMPORT_BEDROCK_READ_TIMEOUT='soon' is not"):
+        DesignOptions.from_env()
