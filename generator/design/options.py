@@ -59,12 +59,14 @@ class DesignOptions(BaseModel):
                 settings["read_timeout"] = float(timeout)
             except ValueError:
                 raise AgentImportError(f"{READ_TIMEOUT_ENV}={timeout!r} is not seconds") from None
-        settings.update(overrides.pop("bedrock", {}))
-        values: dict[str, Any] = {
+        values = {
             "design_model": env.get(DESIGN_MODEL_ENV),
             "mapping_model": env.get(MAPPING_MODEL_ENV),
-            **overrides,
         }
-        given = {key: value for key, value in values.items() if value is not None}
-        bedrock = {key: value for key, value in settings.items() if value is not None}
-        return cls(**given, bedrock=BedrockSettings(**bedrock))
+        bedrock = {**_given(settings), **_given(overrides.pop("bedrock", {}))}
+        return cls(**{**_given(values), **_given(overrides)}, bedrock=BedrockSettings(**bedrock))
+
+
+def _given(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` without its ``None`` entries: not given, so the next source decides."""
+    return {key: value for key, value in values.items() if value is not None}

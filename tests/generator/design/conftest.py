@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from design_helpers import (
@@ -19,6 +20,7 @@ from design_helpers import (
     prebuilt_graph,
     structured_graph,
 )
+from fake_bedrock import FakeBedrock, Step
 
 from generator.models import Graph, Inspection
 
@@ -80,3 +82,19 @@ def dummy_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     monkeypatch.setenv("AWS_REGION", "us-east-1")
+
+
+@pytest.fixture
+def endpoint(monkeypatch: pytest.MonkeyPatch, dummy_credentials: None) -> Iterator[Any]:
+    """Start a FakeBedrock with the given scripts and point boto3 at it."""
+    fakes: list[FakeBedrock] = []
+
+    def start(**scripts: list[Step]) -> FakeBedrock:
+        fake = FakeBedrock(scripts).__enter__()
+        fakes.append(fake)
+        monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.url)
+        return fake
+
+    yield start
+    for fake in fakes:
+        fake.__exit__(None, None, None)

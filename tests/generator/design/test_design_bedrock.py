@@ -206,6 +206,7 @@ def test_region_comes_from_aws_region(monkeypatch: pytest.MonkeyPatch) -> None:
 
     assert DesignOptions.from_env().bedrock.region == "eu-central-1"
     assert DesignOptions.from_env(bedrock={"region": "us-west-2"}).bedrock.region == "us-west-2"
+    assert DesignOptions.from_env(bedrock={"region": None}).bedrock.region == "eu-central-1"
 
 
 def test_connect_without_credentials_fails_before_any_network() -> None:

@@ -7,8 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from design_helpers import model_answer
+from fake_bedrock import tool_answer
 
 from generator.cli import main
 from generator.design import Design
@@ -187,3 +190,30 @@ def test_several_graphs_need_graph(
         ).graph_id
         == "two"
     )
+
+
+def test_flags_reach_bedrock_and_the_summary_shows_tokens_and_cost(
+    inspection_file: Path, structured: Inspection, endpoint: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = model_answer(structured, "research")
+    mapping = {"reasoning": "r", "input_field": "topic", "output_field": "report"}
+    fake = endpoint(
+        haiku=[tool_answer(mapping, name="field_mapping")],
+        sonnet=[tool_answer(answer, name="a2ui_design")],
+    )
+    argv = ["design", str(inspection_file), "--plugin-id", "research", "--tool-use"]
+    model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+    assert main([*argv, "--model", model, "--region", "eu-west-2", "--no-cache"]) == 0
+
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == f"  mode:      bedrock, {model}"
+    # Haiku 1,000 in + 200 out at $1/$5, Sonnet the same at $3/$15 per million: $0.008
+    assert out[3] == (
+        "  model:     2 answers, 1 for the design; 2,000 tokens in, 400 out; "
+        f"{out[3].split('; ')[2]}; about $0.0080 (estimate)"
+    )
+    [request] = fake.requests_to("sonnet")
+    assert request.model_id == model
+    assert "toolConfig" in request.body
+    assert "/eu-west-2/bedrock/aws4_request" in request.headers["Authorization"]

@@ -7,12 +7,11 @@ the environment. botocore's own retries, timeouts and error parsing run for real
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from design_helpers import STRUCTURED_FIELDS, model_answer
-from fake_bedrock import FakeBedrock, Step, error, text_answer, tool_answer
+from fake_bedrock import Step, error, text_answer, tool_answer
 
 from generator.design import Design, DesignOptions, design
 from generator.design.answer import ANSWER_NAME, parse_design_answer
@@ -28,22 +27,6 @@ MAPPING = json.dumps(
     {"reasoning": "topic in, report out", "input_field": "topic", "output_field": "report"}
 )
 FAST = DesignOptions(bedrock=BedrockSettings(read_timeout=0.5, connect_timeout=1.0))
-
-
-@pytest.fixture
-def endpoint(monkeypatch: pytest.MonkeyPatch, dummy_credentials: None) -> Iterator[Any]:
-    """Start a FakeBedrock with the given scripts and point boto3 at it."""
-    fakes: list[FakeBedrock] = []
-
-    def start(**scripts: list[Step]) -> FakeBedrock:
-        fake = FakeBedrock(scripts).__enter__()
-        fakes.append(fake)
-        monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.url)
-        return fake
-
-    yield start
-    for fake in fakes:
-        fake.__exit__(None, None, None)
 
 
 def _garbage(inspection: Inspection) -> dict[str, Any]:
