@@ -29,18 +29,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("src", metavar="SRC", help="folder, git URL, or inspection JSON file")
-    parser.add_argument("--plugin-id", required=True, help="the plugin's id, e.g. research")
+    parser.add_argument("--plugin-id", required=True, metavar="ID", help="e.g. research")
     parser.add_argument("--graph", metavar="ID", help="graph id in langgraph.json, if several")
     parser.add_argument("--ref", help="git branch, tag or commit of SRC")
     parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
-    parser.add_argument("--offline", action="store_true", help="no model: deterministic design")
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--offline", action="store_true", help="no model: deterministic design")
+    source.add_argument(
         "--design-file", type=Path, metavar="F", help="check and use this design instead"
     )
-    parser.add_argument("--sample-output", type=Path, metavar="F", help="an example answer")
-    parser.add_argument("--model", help="design model id [$AGENT_IMPORT_DESIGN_MODEL]")
     parser.add_argument(
-        "--mapping-model", help="field-mapping model id [$AGENT_IMPORT_MAPPING_MODEL]"
+        "--sample-output", type=Path, metavar="F", help="an example answer, shown to the model"
+    )
+    parser.add_argument(
+        "--model", metavar="ID", help="design model id [$AGENT_IMPORT_DESIGN_MODEL]"
+    )
+    parser.add_argument(
+        "--mapping-model", metavar="ID", help="field-mapping model id [$AGENT_IMPORT_MAPPING_MODEL]"
     )
     parser.add_argument("--region", help="AWS region [$AWS_REGION]")
     parser.add_argument("--profile", help="AWS profile [$AWS_PROFILE]")

@@ -135,7 +135,7 @@ def load_design(
     content.setdefault("reasoning", "Written by hand.")
     try:
         parsed = DesignContent.model_validate(content)
-        return validated(parsed, facts, plugin_id, Provenance(mode="file", mapping="file"))
+        return _validated(parsed, facts, plugin_id, Provenance(mode="file", mapping="file"))
     except ValidationError as exc:
         problems = [pydantic_problem(error) for error in exc.errors()]
     except InvalidAnswer as exc:
@@ -152,7 +152,7 @@ def check_plugin_id(plugin_id: str) -> None:
         )
 
 
-def validated(
+def _validated(
     content: DesignContent, facts: AgentFacts, plugin_id: str, provenance: Provenance
 ) -> Design:
     """The ``Design`` of checked ``content``; raises ``InvalidAnswer`` with every problem."""
@@ -190,7 +190,7 @@ def _fallback(
         output_field=mapping.output_field,
     )
     try:
-        return validated(content, facts, plugin_id, provenance)
+        return _validated(content, facts, plugin_id, provenance)
     except InvalidAnswer as exc:  # a bug in the fallback designer, never the user's input
         raise RuntimeError(f"the fallback design is invalid: {exc}") from exc
 
