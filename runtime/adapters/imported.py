@@ -117,7 +117,7 @@ class ImportedPlugin(PluginBase):
                 agent=self.plugin_id,
                 error=f"{type(exc).__name__}: {exc}",
             )
-            failed = {**domain, "answer": "", "error": ERROR_TEXT}
+            failed = {**domain, "answer": "", "error": ERROR_TEXT, FRESH: False}
             voice = self.screens()["error"].voice_text
             return self.show(state, "error", failed, voice=voice, extra=[audit])
         fields = {**dict(domain.get("state") or {}), **outcome.fields}

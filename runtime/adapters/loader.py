@@ -14,6 +14,7 @@ process; that is detected and reported instead of silently running the wrong cod
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import inspect
@@ -60,10 +61,12 @@ def load_export(folder: Path, spec: AgentSpec, *, module_prefix: str) -> Any:
         raise AgentLoadError(f"graph spec {spec.graph_spec!r} must be 'path.py:name' or 'mod:name'")
     with _lock:
         _add_paths(root, spec.python_paths)
+        before = set(sys.modules)
         if "/" in location or location.endswith(".py"):
             module = _load_file(root, root / spec.config_dir / location, module_prefix)
         else:
             module = importlib.import_module(location)
+        _check_clashes(root, spec.python_paths, before)
     try:
         return vars(module)[variable]
     except KeyError:
@@ -73,20 +76,53 @@ def load_export(folder: Path, spec: AgentSpec, *, module_prefix: str) -> Any:
 
 
 def _add_paths(root: Path, paths: list[str]) -> None:
-    """Append the agent's folders to ``sys.path`` (as an installed package would be), refusing
-    a top-level name that would resolve to code outside the agent's source."""
+    """Append the agent's folders to ``sys.path``, as an installed package would be."""
     for relative in paths:
-        folder = (root / relative).resolve()
-        if str(folder) not in sys.path:
-            sys.path.append(str(folder))
-        for name in _top_level_names(folder) - sys.stdlib_module_names:
-            found = importlib.util.find_spec(name)
-            origin = found.origin if found is not None else None
-            if origin and not Path(origin).resolve().is_relative_to(root):
-                raise AgentLoadError(
-                    f"the agent's module {name!r} is shadowed by {origin}; two imported agents "
-                    "(or an agent and an installed package) cannot share a top-level name"
-                )
+        folder = str((root / relative).resolve())
+        if folder not in sys.path:
+            sys.path.append(folder)
+
+
+def _check_clashes(root: Path, paths: list[str], before: set[str]) -> None:
+    """Refuse an agent whose own top-level module resolved to someone else's code.
+
+    Python has one module namespace: when two imported agents both have a top-level ``utils``,
+    the second one gets the first one's. A name of the agent's folders that its code uses
+    (imported during this load, or imported by its source) must come from its source.
+    """
+    names = set().union(*(_top_level_names(root / p) for p in paths)) - sys.stdlib_module_names
+    loaded = [m for name, m in list(sys.modules.items()) if name not in before]
+    used = {name for name in sys.modules if name not in before} | {
+        top for module in loaded if _inside(module, root) for top in _imports(module)
+    }
+    for name in sorted(names & used):
+        module = sys.modules.get(name)
+        if module is not None and not _inside(module, root):
+            raise AgentLoadError(
+                f"the agent's module {name!r} resolved to {getattr(module, '__file__', name)}: "
+                "two imported agents (or an agent and an installed package) cannot share a "
+                "top-level module name in one runtime"
+            )
+
+
+def _inside(module: ModuleType, root: Path) -> bool:
+    where = getattr(module, "__file__", None)
+    return where is not None and Path(where).resolve().is_relative_to(root)
+
+
+def _imports(module: ModuleType) -> set[str]:
+    """Top-level names ``module``'s source imports absolutely (anywhere in the file)."""
+    try:
+        tree = ast.parse(Path(module.__file__ or "").read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
 
 
 def _top_level_names(folder: Path) -> set[str]:
@@ -156,7 +192,9 @@ def _call_factory(factory: Callable[..., Any], config: RunnableConfig) -> Any:
     if len(params) > 2:
         raise AgentLoadError(f"graph factory {factory.__name__} takes {len(params)} parameters")
     hints = _hints(factory)
-    runtime = _ExecutionRuntime[Any](access_context="threads.create_run", store=_STORE)
+    runtime: _ExecutionRuntime[Any] = _ExecutionRuntime(
+        access_context="threads.create_run", store=_STORE
+    )
     wants_runtime = [_is_runtime(hints.get(p.name, p.annotation)) for p in params]
     if len(params) == 2 and not any(wants_runtime):
         wants_runtime = [False, True]  # the documented (config, runtime) order

@@ -1,0 +1,273 @@
+"""``import_agent`` end to end: real git repositories, real Copier, real subprocess validation,
+and a conversation over ``/ws?agent=<id>`` on a real uvicorn started after the import."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from plugin_repo import (
+    agent_repo,
+    counter_agent,
+    echo_agent,
+    factory_agent,
+    options,
+    runtime_repo,
+    tree,
+)
+
+from generator import importer
+from generator.errors import AgentImportError
+from generator.importer import PLUGINS_FOLDER, ImportResult, ValidationFailed, import_agent
+from runtime.a2ui import validate_message
+from runtime.client import RuntimeClient
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return runtime_repo(tmp_path / "runtime-repo")
+
+
+@contextmanager
+def connected(repo: Path, plugin_id: str) -> Iterator[RuntimeClient]:
+    """A new runtime (as after a restart) over the repo's plugins, and a client of one plugin."""
+    settings = Settings(port=0, plugins_dir=repo / PLUGINS_FOLDER, log_level="WARNING")
+    with (
+        serve_in_thread(create_app(settings, callbacks=[]), settings) as address,
+        RuntimeClient(address, agent=plugin_id) as client,
+    ):
+        yield client
+
+
+def heard(frames: list[dict[str, Any]]) -> dict[str, str]:
+    """The voice line and final transcript of a turn; every A2UI message must be valid."""
+    for frame in frames:
+        if frame["type"] == "server.a2ui.patch":
+            assert validate_message(frame["payload"]) == []
+    kinds = {"server.voice.say": "voice", "server.transcript.final": "text"}
+    return {kinds[f["type"]]: f["payload"]["text"] for f in frames if f["type"] in kinds}
+
+
+def shown(client: RuntimeClient, plugin_id: str) -> dict[str, Any]:
+    """The data model of the plugin's surface."""
+    data: dict[str, Any] = client.surfaces[plugin_id].data
+    return data
+
+
+def test_wrapper_import_renders_validates_and_converses_after_restart(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_wrapped"))
+    result = import_agent(options(agent, "echo"), root=repo)
+
+    plugin = repo / PLUGINS_FOLDER / "echo"
+    assert result.strategy == "wrapper" and result.validation.ok
+    assert {"plugin.py", "agent.json", "screens/result.json", "src/graph.py", "src/LICENSE"} <= set(
+        result.files
+    )
+    assert not (plugin / "src" / ".git").exists()
+    assert not list((repo / PLUGINS_FOLDER).glob(".agent-import-staging-*"))
+    with connected(repo, "echo") as client:
+        welcome = heard(client.receive_turn())
+        assert welcome["voice"].startswith("Hello")
+        first = heard(client.say("hello there"))
+        assert first["text"] == "Question 1: you said hello there."
+        second = heard(client.say("and again"))
+        assert second["voice"] == "Question 2: you said and again."
+        assert shown(client, "echo")["answer"] == "Question 2: you said and again."
+        assert shown(client, "echo")["question"] == "and again"
+
+
+def test_answers_file_records_the_import_and_resolves_for_copier_update(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_answers"))
+    import_agent(options(agent, "recorded"), root=repo)
+
+    plugin = repo / PLUGINS_FOLDER / "recorded"
+    answers = yaml.safe_load((plugin / ".copier-answers.yml").read_text())
+    head = (agent / ".git" / "refs" / "heads" / "main").read_text().strip()
+    assert answers["_src_path"] == "."
+    assert (repo / answers["_src_path"] / "copier.yml").is_file()
+    assert answers["source_url"] == str(agent) and answers["source_commit"] == head
+    assert answers["graph_id"] == "agent" and answers["strategy"] == "wrapper"
+    assert len(answers["inspection_digest"]) == 64
+    assert answers["design_provenance"]["mode"] == "fallback"
+    screen = (plugin / "screens" / "welcome.json").read_text()
+    assert json.loads(screen)["voice_text"] and screen.count("\n") > 10  # one property a line
+
+
+def test_subgraph_import_maps_fields_and_shows_them(repo: Path, tmp_path: Path) -> None:
+    agent = agent_repo(tmp_path / "counter", counter_agent("counter_pkg"))
+    result = import_agent(options(agent, "counter"), root=repo)
+
+    assert result.strategy == "subgraph"
+    with connected(repo, "counter") as client:
+        client.receive_turn()
+        said = heard(client.say("one two three"))
+        assert said["text"] == "A short sentence of 3 words."
+        state = shown(client, "counter")["state"]
+        assert state["words"] == 3 and state["letters"] == 11
+
+
+def test_port_import_renders_shells_and_a_checklist(repo: Path, tmp_path: Path) -> None:
+    agent = agent_repo(tmp_path / "counter", counter_agent("counter_port"))
+    result = import_agent(options(agent, "ported", strategy="port"), root=repo)
+
+    plugin = repo / PLUGINS_FOLDER / "ported"
+    assert {"PORTING.md", "respond.py"} <= set(result.files)
+    checklist = (plugin / "PORTING.md").read_text()
+    assert "- [ ] `count`" in checklist and "- [ ] `words`: `int`" in checklist
+    with connected(repo, "ported") as client:
+        client.receive_turn()
+        assert "cannot answer" in heard(client.say("hello"))["text"]
+
+
+@pytest.mark.parametrize("kind", ["sync", "sync_config", "async_runtime", "async_context"])
+def test_factory_exports_are_called_like_langgraph_server(
+    repo: Path, tmp_path: Path, kind: str
+) -> None:
+    agent = agent_repo(tmp_path / kind, factory_agent(f"factory_{kind}", kind))
+    import_agent(options(agent, f"made_{kind}", strategy="wrapper"), root=repo)
+
+    with connected(repo, f"made_{kind}") as client:
+        client.receive_turn()
+        assert heard(client.say("hi"))["text"] == f"made by a {kind} factory"
+
+
+def test_an_agent_that_raises_shows_the_error_screen_and_can_retry(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_raises"))
+    import_agent(options(agent, "fragile"), root=repo)
+
+    with connected(repo, "fragile") as client:
+        client.receive_turn()
+        failed = client.say("boom")
+        assert not any(f["type"] == "server.audit.event" for f in failed)
+        assert shown(client, "fragile")["error"]
+        assert heard(failed)["voice"] == "Sorry, I couldn't finish that. Shall I try again?"
+        heard(client.say("fine now"))
+        assert shown(client, "fragile")["answer"] == "Question 2: you said fine now."
+
+
+def test_an_agent_that_always_raises_is_refused_with_its_traceback(
+    repo: Path, tmp_path: Path
+) -> None:
+    files = echo_agent("echo_always")
+    files["echo_always/replies.py"] = "def reply(text, number):\n    raise ValueError('nope')\n"
+    agent = agent_repo(tmp_path / "broken", files)
+
+    with pytest.raises(ValidationFailed) as failure:
+        import_agent(options(agent, "broken"), root=repo)
+
+    turns = failure.value.report.checks[-1]
+    assert turns.name == "turns" and not turns.ok
+    assert "ValueError: nope" in (turns.traceback or "")
+    assert tree(repo / PLUGINS_FOLDER) == {"README.md": b"Plugins live here.\n"}
+
+
+def test_dry_run_writes_nothing_and_lists_the_files_with_contents(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_dry"))
+    before = tree(repo)
+
+    result = import_agent(options(agent, "dry", dry_run=True), root=repo)
+
+    assert tree(repo) == before
+    assert result.dry_run and result.validation.ok
+    assert "plugin.py" in result.files and "src/graph.py" in result.files
+    assert "class DryPlugin(WrapperPlugin)" in (result.files["plugin.py"] or "")
+    assert json.loads(
+        ImportResult.model_validate_json(result.model_dump_json()).files["agent.json"] or ""
+    )
+
+
+@pytest.mark.parametrize("bad", ["../x", "X", "a", "a" * 34, "1abc", "has-dash", ""])
+def test_bad_plugin_ids_are_refused_before_anything_runs(
+    repo: Path, tmp_path: Path, bad: str
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_bad"))
+    before = tree(repo)
+
+    with pytest.raises(AgentImportError, match=r"plugin id .* must match"):
+        import_agent(options(agent, bad), root=repo)
+
+    assert tree(repo) == before
+
+
+def test_an_existing_plugin_is_refused_without_force_and_replaced_with_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    first = agent_repo(tmp_path / "echo", echo_agent("echo_first"))
+    second = agent_repo(tmp_path / "counter", counter_agent("counter_second"))
+    import_agent(options(first, "shared"), root=repo)
+    kept = tree(repo / PLUGINS_FOLDER / "shared")
+
+    with pytest.raises(AgentImportError, match="already exists; use --force"):
+        import_agent(options(second, "shared"), root=repo)
+    assert tree(repo / PLUGINS_FOLDER / "shared") == kept
+
+    result = import_agent(options(second, "shared", force=True), root=repo)
+    assert result.strategy == "subgraph"
+    assert (
+        json.loads((repo / PLUGINS_FOLDER / "shared" / "agent.json").read_text())["strategy"]
+        == "subgraph"
+    )
+
+
+STEPS = {
+    "fetch": "fetch",
+    "inspect": "inspect_source",
+    "design": "design",
+    "render": "render",
+    "vendor": "vendor",
+    "dependencies": "check_dependencies",
+    "validate": "validate",
+}
+
+
+@pytest.mark.parametrize("force", [False, True])
+@pytest.mark.parametrize("step", [*STEPS, "write"])
+def test_a_failure_at_any_step_leaves_the_plugins_folder_as_it_was(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, force: bool
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent(f"echo_fail_{step}_{force}".lower()))
+    if force:
+        (repo / PLUGINS_FOLDER / "victim").mkdir()
+        (repo / PLUGINS_FOLDER / "victim" / "kept.txt").write_text("the old plugin\n")
+    before = tree(repo)
+
+    def broken(*args: object, **kwargs: object) -> Any:
+        raise AgentImportError(f"injected failure in {step}")
+
+    if step == "write":
+        monkeypatch.setattr(importer.Staging, "commit", broken)
+    else:
+        monkeypatch.setattr(importer, STEPS[step], broken)
+    with pytest.raises(AgentImportError, match=f"injected failure in {step}"):
+        import_agent(options(agent, "victim", force=force), root=repo)
+
+    assert tree(repo) == before
+    assert not list((repo / PLUGINS_FOLDER).glob(".*"))
+
+
+def test_progress_reports_every_step_with_its_time(repo: Path, tmp_path: Path) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_progress"))
+    seen: list[str] = []
+
+    result = import_agent(
+        options(agent, "timed", dry_run=True), root=repo, progress=lambda s: seen.append(s.name)
+    )
+
+    assert seen == ["fetch", "inspect", "design", "render", "dependencies", "validate"]
+    assert all(step.seconds >= 0 for step in result.steps)

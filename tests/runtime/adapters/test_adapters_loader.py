@@ -1,0 +1,107 @@
+"""Loading an agent from a plugin's vendored ``src/`` the way LangGraph's server does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
+from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export
+
+GRAPH = """
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, MessagesState, StateGraph
+
+def answer(state: MessagesState):
+    return {"messages": [AIMessage(content="ok")]}
+
+builder = StateGraph(MessagesState)
+builder.add_node("answer", answer)
+builder.add_edge(START, "answer")
+builder.add_edge("answer", END)
+"""
+
+
+def plugin(tmp_path: Path, files: dict[str, str], **spec: Any) -> tuple[Path, AgentSpec]:
+    folder = tmp_path / "plugin"
+    for name, text in files.items():
+        path = folder / "src" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    values = {
+        "strategy": "wrapper",
+        "graph_id": "agent",
+        "graph_spec": "./graph.py:graph",
+        "config_file": "langgraph.json",
+        "python_paths": ["."],
+        "input_field": "messages",
+        "output_field": "messages",
+        **spec,
+    }
+    (folder / "agent.json").write_text(json.dumps(values))
+    return folder, load_agent_spec(folder)
+
+
+def run(export: Any) -> str:
+    async def once() -> str:
+        async with graph_for_run(export, {"configurable": {}}) as graph:
+            result = await graph.ainvoke({"messages": [HumanMessage("hi")]})
+        return str(result["messages"][-1].content)
+
+    return asyncio.run(once())
+
+
+def test_an_uncompiled_state_graph_is_compiled(tmp_path: Path) -> None:
+    folder, spec = plugin(tmp_path, {"graph.py": GRAPH + "graph = builder\n"})
+
+    assert run(load_export(folder, spec, module_prefix="t_uncompiled")) == "ok"
+
+
+def test_a_module_spec_is_imported_from_the_agents_paths(tmp_path: Path) -> None:
+    folder, spec = plugin(
+        tmp_path,
+        {"pkg_loader_mod/__init__.py": "", "pkg_loader_mod/g.py": GRAPH + "graph = builder\n"},
+        graph_spec="pkg_loader_mod.g:graph",
+    )
+
+    assert run(load_export(folder, spec, module_prefix="t_module")) == "ok"
+
+
+def test_a_missing_export_names_the_graphs_the_module_has(tmp_path: Path) -> None:
+    folder, spec = plugin(tmp_path, {"graph.py": GRAPH + "other = builder.compile()\n"})
+
+    with pytest.raises(AgentLoadError, match=r"has no 'graph'; graphs it defines: .*other"):
+        load_export(folder, spec, module_prefix="t_missing")
+
+
+def test_a_graph_file_outside_src_is_refused(tmp_path: Path) -> None:
+    folder, spec = plugin(tmp_path, {"graph.py": GRAPH}, graph_spec="../../evil.py:graph")
+    (tmp_path / "evil.py").write_text("raise SystemExit('ran')\n")
+
+    with pytest.raises(AgentLoadError, match="outside the vendored source"):
+        load_export(folder, spec, module_prefix="t_outside")
+
+
+def test_agent_json_paths_must_stay_inside_src(tmp_path: Path) -> None:
+    with pytest.raises(AgentFileError, match="must be a path inside src/"):
+        plugin(tmp_path, {"graph.py": GRAPH}, python_paths=["../.."])
+
+
+def test_two_agents_sharing_a_top_level_module_are_refused(tmp_path: Path) -> None:
+    shared = "shared_helpers_xyz"
+    files = {
+        f"{shared}.py": "NAME = 'first'\n",
+        "graph.py": GRAPH + f"from {shared} import NAME\ngraph = builder.compile()\n",
+    }
+    first, first_spec = plugin(tmp_path / "one", files)
+    second, second_spec = plugin(tmp_path / "two", files)
+    load_export(first, first_spec, module_prefix="t_clash_one")
+
+    with pytest.raises(AgentLoadError, match=f"module '{shared}' resolved to .*one"):
+        load_export(second, second_spec, module_prefix="t_clash_two")

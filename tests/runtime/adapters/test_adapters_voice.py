@@ -1,0 +1,35 @@
+"""Answers made speakable: whole sentences under the voice limit, markdown removed."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from runtime.a2ui.validate import MAX_VOICE_WORDS
+from runtime.adapters.voice import answer_text, speakable
+
+
+def test_whole_sentences_that_fit_are_kept_and_markdown_removed() -> None:
+    text = "**Yes.** An [ISA](https://bank.example/isa) is tax free. " + "More words here. " * 20
+
+    spoken = speakable(text)
+
+    assert spoken.startswith("Yes. An ISA is tax free. More words here.")
+    assert len(spoken.split()) < MAX_VOICE_WORDS and spoken.endswith(".")
+
+
+def test_one_long_sentence_is_cut_with_an_ellipsis() -> None:
+    spoken = speakable(" ".join(["word"] * 80))
+
+    assert len(spoken.split()) == 39 and spoken.endswith("word…")
+
+
+def test_the_answer_is_the_last_ai_message_with_text() -> None:
+    messages = [
+        HumanMessage("hi"),
+        AIMessage(content=[{"type": "text", "text": "Hello "}, {"type": "text", "text": "you"}]),
+        AIMessage(content="", tool_calls=[{"name": "t", "args": {}, "id": "1"}]),
+        ToolMessage(content="tool output", tool_call_id="1"),
+    ]
+
+    assert answer_text(messages) == "Hello you"
+    assert answer_text("plain") == "plain" and answer_text(None) == "" and answer_text(3) == "3"
