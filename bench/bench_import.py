@@ -1,0 +1,71 @@
+"""The whole offline import of each example agent (goal: under 3 s), with per-step times.
+
+Each example is imported into a fresh scratch repository holding the plugin template: once by
+the ``agent-import import`` command in a new process (what a user waits for, interpreter start
+and imports included), then in-process a few times (the steps alone, Copier already imported).
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from generator.design import DesignOptions
+from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ("savings_helper", "budget_calculator")
+RUNS = 3
+
+
+def scratch_repo(folder: Path) -> Path:
+    """A git repository with the committed plugin template and an empty plugins folder."""
+    folder.mkdir()
+    shutil.copy(ROOT / "copier.yml", folder)
+    shutil.copytree(ROOT / "copier-template", folder / "copier-template")
+    (folder / PLUGINS_FOLDER).mkdir(parents=True)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "template"]):
+        subprocess.run([*git, "-C", str(folder), *args], check=True)
+    return folder
+
+
+def command_seconds(example: str, scratch: Path) -> float:
+    repo = scratch_repo(scratch / f"cli-{example}")
+    command = [sys.executable, "-m", "generator.cli", "import", str(ROOT / "examples" / example)]
+    started = time.perf_counter()
+    subprocess.run(
+        [*command, "--plugin-id", example, "--offline"], cwd=repo, check=True, capture_output=True
+    )
+    return time.perf_counter() - started
+
+
+def in_process(example: str, scratch: Path, run: int) -> dict[str, float]:
+    repo = scratch_repo(scratch / f"run{run}-{example}")
+    options = ImportOptions(
+        src=str(ROOT / "examples" / example),
+        plugin_id=example,
+        design_options=DesignOptions(offline=True, use_cache=False),
+    )
+    result = import_agent(options, root=repo)
+    return {step.name: step.seconds for step in result.steps}
+
+
+def main(argv: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
+        scratch = Path(tmp)
+        for example in EXAMPLES:
+            seconds = command_seconds(example, scratch)
+            print(f"{example}: `agent-import import --offline` {seconds:.2f} s")
+        for example in EXAMPLES:
+            runs = [in_process(example, scratch, run) for run in range(RUNS)]
+            totals = [sum(run.values()) for run in runs]
+            print(f"{example}: in-process, {RUNS} runs, median {statistics.median(totals):.2f} s")
+            for name in runs[0]:
+                times = ", ".join(f"{run[name]:.2f}" for run in runs)
+                print(f"    {name:<13} {times} s")

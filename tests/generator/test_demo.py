@@ -1,0 +1,40 @@
+"""``agent-import demo``: the README's main job, against a clone of this repository."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.demo import run_demo
+from generator.errors import AgentImportError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def plugins_status() -> str:
+    """``git status`` of the real plugins folder, which the demo must leave alone."""
+    command = ["git", "-C", str(ROOT), "status", "--porcelain", "--", "runtime/plugins"]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def test_the_demo_imports_an_example_into_a_clone_and_converses() -> None:
+    status = plugins_status()
+    out = io.StringIO()
+
+    code = run_demo(ROOT, out=out)
+
+    text = out.getvalue()
+    assert code == 0, text
+    assert "validate" in text and "passed" in text
+    assert 'user says "And how much can I put in?"' in text
+    assert "Still on ISAs" in text
+    assert "demo passed: 5 turn(s), no errors" in text
+    assert plugins_status() == status
+
+
+def test_an_unknown_example_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(AgentImportError, match="no example 'nope'"):
+        run_demo(tmp_path, example="nope", out=io.StringIO())
