@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -114,7 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
-    uvicorn.Server(uvicorn_config(create_app(settings), settings)).run()
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after a clean shutdown
+        server.run()
     return 0
 
 
