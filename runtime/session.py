@@ -13,14 +13,17 @@ The session id is the LangGraph thread id, so the runtime's checkpointer holds t
 Each turn: ``thinking`` true, the graph runs in a worker thread (``invoke`` with the checkpointer
 of the runtime), then the outbox is delivered (``runtime.outbox``) and ``thinking`` false closes
 it. ``client.mode.update`` changes delivery at once and reaches the state with the next turn.
+Two connections to one session id (a client reconnecting before the server noticed the old
+connection drop) are served both, one turn at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
+from weakref import WeakValueDictionary
 
 from fastapi import WebSocket
 from langchain_core.callbacks import BaseCallbackHandler
@@ -50,6 +53,10 @@ class RuntimeContext:
     registry: Registry
     audit: AuditLog
     callbacks: list[BaseCallbackHandler]
+    #: One lock per live session id: two connections to one session take turns, never race.
+    session_locks: WeakValueDictionary[str, asyncio.Lock] = field(
+        default_factory=WeakValueDictionary
+    )
 
 
 class Session:
@@ -71,6 +78,7 @@ class Session:
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
+        self.lock = context.session_locks.setdefault(session_id, asyncio.Lock())
         self.config = run_config(
             session_id=session_id, agent_id=plugin.plugin_id, callbacks=context.callbacks
         )
@@ -80,11 +88,12 @@ class Session:
         graph = await self._graph()
         if graph is None:
             return
-        snapshot = await asyncio.to_thread(graph.get_state, self.config)
-        if not snapshot.values:
-            await self.turn(graph, {**self.plugin.create_initial_state(), "mode": self.mode})
-        elif not await self.resume(graph, snapshot.values):
-            return
+        async with self.lock:
+            snapshot = await asyncio.to_thread(graph.get_state, self.config)
+            if not snapshot.values:
+                await self.turn(graph, {**self.plugin.create_initial_state(), "mode": self.mode})
+            elif not await self.resume(graph, snapshot.values):
+                return
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -93,7 +102,8 @@ class Session:
             if text is None:
                 await self.send_error("binary frames are not supported; send JSON text", "bad_json")
             else:
-                await self.handle(graph, text)
+                async with self.lock:
+                    await self.handle(graph, text)
 
     async def resume(self, graph: Graph, values: dict[str, Any]) -> bool:
         """Redraw a checkpointed session; ``False`` (and close) if it is another agent's."""

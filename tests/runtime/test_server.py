@@ -242,3 +242,34 @@ def test_health_and_plugins(server: str) -> None:
     plugins = httpx.get(f"http://{server}/plugins").json()
     assert plugins["plugins"]["echo"]["actions"] == ["echo.press"]
     assert plugins["broken"]["wrong_id"].startswith("plugin_id 'something_else'")
+
+
+def test_two_connections_to_one_session_take_turns(server: str) -> None:
+    with RuntimeClient(server, agent="echo") as first:
+        first.receive_turn()
+        with RuntimeClient(server, agent="echo", session_id=first.session_id) as second:
+            [second.receive() for _ in range(3)]  # the redraw of the current screen
+            first.send("client.transcript.final", text="slow one")
+            second.send("client.transcript.final", text="slow two")
+            said = [
+                first.receive_turn()[1]["payload"]["text"],
+                second.receive_turn()[1]["payload"]["text"],
+            ]
+    assert sorted(said) == ["slow one turn 2", "slow two turn 3"] or sorted(said) == [
+        "slow one turn 3",
+        "slow two turn 2",
+    ]
+
+
+def test_a_client_leaving_mid_turn_does_not_break_the_server(
+    server: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with RuntimeClient(server, agent="echo") as client:
+        client.receive_turn()
+        client.send("client.transcript.final", text="slow goodbye")
+    with RuntimeClient(server, agent="echo", session_id=client.session_id) as again:
+        redraw = [again.receive() for _ in range(3)]
+    assert redraw[2]["payload"]["updateDataModel"]["value"]["heard"] == "slow goodbye"
+    assert not [
+        r for r in caplog.records if r.levelno >= logging.ERROR and r.name != "runtime.discovery"
+    ]

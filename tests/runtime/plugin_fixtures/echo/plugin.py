@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -37,6 +38,8 @@ def respond(state: CommonState) -> dict[str, Any]:
         heard = f"pressed {action['id']} {action['data']}"
     else:
         heard = state.get("transcript") or "welcome"
+    if heard.startswith("slow"):
+        time.sleep(0.2)  # long enough for a concurrent turn to overlap, were turns not serialised
     messages = screen_messages(heard, turns)
     outbox: list[ServerEventDict] = [
         event("server.voice.say", text=heard),
