@@ -10,7 +10,6 @@ import logging
 import threading
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 logger = logging.getLogger(__name__)
@@ -43,14 +42,3 @@ class AuditLog:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-    def __enter__(self) -> AuditLog:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -8,6 +8,7 @@ agent's demo is one entry in ``SCRIPTS``.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -64,16 +65,23 @@ def run_demo(
     settings = Settings(port=0, plugins_dir=plugins_dir, log_level="WARNING")
     printer = Printer(out)
     with serve_in_thread(create_app(settings), settings) as address:
-        client = RuntimeClient(address, agent=agent, mode="text" if text_mode else None)
-        try:
-            with client:
-                printer.step(f"connect to {client.url}")
-                printer.frames(client, client.receive_turn())
-                for step in script:
-                    printer.frames(client, play(client, step, printer))
-        except (ConnectionClosed, TimeoutError, DemoFailed) as exc:
-            printer.failure(describe_failure(exc))
+        converse(address, agent, script, printer, text_mode=text_mode)
     return printer.summary()
+
+
+def converse(
+    address: str, agent: str, script: Sequence[Step], printer: Printer, *, text_mode: bool = False
+) -> None:
+    """Connect to the server at ``address`` and play ``script``; failures land on ``printer``."""
+    client = RuntimeClient(address, agent=agent, mode="text" if text_mode else None)
+    try:
+        with client:
+            printer.step(f"connect to {client.url}")
+            printer.frames(client, client.receive_turn())
+            for step in script:
+                printer.frames(client, play(client, step, printer))
+    except (ConnectionClosed, TimeoutError, DemoFailed) as exc:
+        printer.failure(describe_failure(exc))
 
 
 def play(client: RuntimeClient, step: Step, printer: Printer) -> list[dict[str, Any]]:

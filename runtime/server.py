@@ -55,7 +55,8 @@ def create_app(
         with ExitStack() as stack:
             checkpointer = stack.enter_context(open_checkpointer(settings.sqlite_path))
             registry = discover(settings.plugins_dir, checkpointer=checkpointer)
-            audit = stack.enter_context(AuditLog(settings.audit_file))
+            audit = AuditLog(settings.audit_file)
+            stack.callback(audit.close)
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
             app.state.runtime = RuntimeContext(settings, registry, audit, handlers)
             logger.info(
