@@ -209,7 +209,7 @@ def _check_size(dest: Path, limits: FetchLimits, shown: str) -> None:
 
 def _too_big(shown: str, limits: FetchLimits) -> AgentImportError:
     return AgentImportError(
-        f"{shown} is bigger than the clone size limit of {limits.max_bytes / MB:g} MB"
+        f"{shown} is bigger than the clone size limit of {limits.max_bytes / MB:.3g} MB"
     )
 
 

@@ -140,6 +140,7 @@ class Interpreter:
     def _settle(self, scope: Scope, name: str) -> Value:
         value = scope.vars[name]
         if isinstance(value, Pending):
+            scope.vars[name] = Unknown(f"{name!r} is imported in a cycle")  # while resolving
             value = scope.vars[name] = self._resolve(value)
         return value
 

@@ -9,6 +9,7 @@ from the importer. Nothing is ever imported.
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -76,13 +77,12 @@ class Project:
         try:
             tree = cst.parse_module(data)
         except cst.ParserSyntaxError as exc:
-            raise AgentImportError(
-                f"syntax error: {exc.message}", file=rel, line=exc.raw_line
-            ) from None
-        except (UnicodeDecodeError, LookupError):
-            raise AgentImportError("not readable as Python source text", file=rel) from None
+            raise _syntax_error(data, rel, exc) from None
         except RecursionError:
             raise AgentImportError("nested too deeply to parse", file=rel) from None
+        except Exception as exc:  # LibCST's other rejections of untrusted text, e.g. bad names
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise AgentImportError(f"not valid Python source: {reason}", file=rel) from None
         module = Module(path, rel, tree)
         self._modules[path] = module
         return module
@@ -134,3 +134,17 @@ class Project:
             warning = Warning_(file=module, message=message)
         if warning not in self.warnings:
             self.warnings.append(warning)
+
+
+def _syntax_error(data: bytes, rel: str, exc: cst.ParserSyntaxError) -> AgentImportError:
+    """The error with Python's own line and wording, which are more precise than LibCST's.
+
+    ``ast.parse`` only parses (nothing runs); it is asked only once LibCST has failed.
+    """
+    try:
+        ast.parse(data, filename=rel)
+    except SyntaxError as err:
+        return AgentImportError(f"syntax error: {err.msg}", file=rel, line=err.lineno)
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return AgentImportError(f"syntax error: {exc.message}", file=rel, line=exc.raw_line)

@@ -213,5 +213,7 @@ def describe(value: Value) -> str:
             return qualname
         case Function() | Class():
             return value.node.name.value
+        case Const(value=constant):
+            return f"the constant {constant!r}"
         case _:
             return type(value).__name__.lower()
