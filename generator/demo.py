@@ -4,7 +4,7 @@ The repository is cloned into a temporary folder; an example agent from ``exampl
 there offline (the same ``import_agent`` the CLI runs); then the runtime is started on
 127.0.0.1 over that clone's plugins, as a restart would, and a scripted conversation is played
 through the new plugin over the WebSocket, printed the way a client receives it
-(``runtime.demo``'s client and printer).
+(``runtime.demo.converse``).
 """
 
 from __future__ import annotations
@@ -14,13 +14,10 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from websockets.exceptions import ConnectionClosed
-
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
 from generator.importer import PLUGINS_FOLDER, ImportOptions, Step, import_agent
-from runtime.client import RuntimeClient
-from runtime.demo import Click, DemoFailed, Printer, Say, describe_failure, play
+from runtime.demo import Click, Printer, Say, converse
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
@@ -58,15 +55,7 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
         printer.step(f"wrote {len(result.files)} files to {result.folder}; restart the runtime")
         settings = Settings(port=0, plugins_dir=clone / PLUGINS_FOLDER, log_level="WARNING")
         with serve_in_thread(create_app(settings), settings) as address:
-            client = RuntimeClient(address, agent=example)
-            try:
-                with client:
-                    printer.step(f"connect to {client.url}")
-                    printer.frames(client, client.receive_turn())
-                    for step in script:
-                        printer.frames(client, play(client, step, printer))
-            except (ConnectionClosed, TimeoutError, DemoFailed) as exc:
-                printer.failure(describe_failure(exc))
+            converse(address, example, script, printer)
     return printer.summary()
 
 
