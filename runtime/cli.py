@@ -12,7 +12,7 @@ from pathlib import Path
 import uvicorn
 from pydantic import ValidationError
 
-from runtime.demo import run_demo
+from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
 from runtime.logging import configure_logging
 from runtime.server import create_app
@@ -108,7 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
         "conversation over a WebSocket and print the voice lines, transcripts and screens a "
         "client receives. Exits non-zero if any turn fails.",
     )
-    demo.add_argument("--agent", default="mortgage", help="plugin to talk to (default: mortgage)")
+    demo.add_argument(
+        "--agent",
+        default="mortgage",
+        choices=sorted(SCRIPTS),
+        help="the agent whose scripted conversation to play (default: mortgage)",
+    )
     demo.add_argument("--text", action="store_true", help="text mode: voice lines are suppressed")
     demo.set_defaults(func=demo_command, log_level_default="WARNING")
     return parser

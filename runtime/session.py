@@ -100,7 +100,9 @@ class Session:
                 return
             text = message.get("text")
             if text is None:
-                await self.send_error("binary frames are not supported; send JSON text", "bad_json")
+                await self.send_error(
+                    "binary frames are not supported; send JSON text", "binary_frame"
+                )
             else:
                 async with self.lock:
                     await self.handle(graph, text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from runtime.cli import main
+from runtime.demo import run_demo
 
 
 @pytest.fixture(autouse=True)
@@ -100,5 +102,15 @@ def test_a_failing_demo_exits_non_zero(
 
 
 def test_a_demo_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--agent", "nobody"]) == 2
-    assert "no script for agent 'nobody'" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as caught:
+        main(["demo", "--agent", "nobody"])
+    assert caught.value.code == 2
+    assert "argument --agent: invalid choice: 'nobody'" in capsys.readouterr().err
+
+
+def test_run_demo_refuses_an_agent_without_a_script() -> None:
+    out = io.StringIO()
+    assert run_demo("nobody", out=out) == 2
+    assert out.getvalue() == (
+        "demo: no script for agent 'nobody'; scripts exist for ['lost_card', 'mortgage']\n"
+    )
