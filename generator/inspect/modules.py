@@ -27,10 +27,11 @@ MAX_FILE_BYTES = 2 * 1024 * 1024
 class Module:
     """One parsed file; ``rel`` is its path relative to the source root."""
 
-    def __init__(self, path: Path, rel: str, tree: cst.Module) -> None:
+    def __init__(self, path: Path, rel: str, tree: cst.Module, data: bytes) -> None:
         self.path = path
         self.rel = rel
         self.tree = tree
+        self.data = data  # the raw text, for cheap "does it mention X at all" checks
         self._positions: dict[cst.CSTNode, CodeRange] | None = None
 
     def line(self, node: cst.CSTNode | None) -> int | None:
@@ -83,7 +84,7 @@ class Project:
         except Exception as exc:  # LibCST's other rejections of untrusted text, e.g. bad names
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise AgentImportError(f"not valid Python source: {reason}", file=rel) from None
-        module = Module(path, rel, tree)
+        module = Module(path, rel, tree, data)
         self._modules[path] = module
         return module
 

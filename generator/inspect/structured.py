@@ -24,6 +24,8 @@ def structured_outputs(interp: Interpreter, modules: Iterable[Module]) -> list[S
     """Schemas of the repository classes used for structured output in ``modules``."""
     found: dict[str, StateSchema] = {}
     for module in modules:
+        if not any(word in module.data for word in _WORDS):  # skip the walk: most files
+            continue
         finder = _Finder()
         module.tree.visit(finder)
         scope = interp.module_scope(module)
@@ -34,6 +36,9 @@ def structured_outputs(interp: Interpreter, modules: Iterable[Module]) -> list[S
                 if schema is not None:
                     found[schema.name] = schema
     return list(found.values())
+
+
+_WORDS = (b"with_structured_output", b"response_format")
 
 
 class _Finder(cst.CSTVisitor):
