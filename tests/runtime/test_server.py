@@ -267,6 +267,7 @@ def test_a_client_leaving_mid_turn_does_not_break_the_server(
     with RuntimeClient(server, agent="echo") as client:
         client.receive_turn()
         client.send("client.transcript.final", text="slow goodbye")
+        assert client.receive()["payload"] == {"thinking": True}  # the turn has started
     with RuntimeClient(server, agent="echo", session_id=client.session_id) as again:
         redraw = [again.receive() for _ in range(3)]
     assert redraw[2]["payload"]["updateDataModel"]["value"]["heard"] == "slow goodbye"
