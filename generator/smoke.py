@@ -1,26 +1,31 @@
-"""The checks ``validate`` runs in a fresh interpreter: ``python -m generator.smoke CHECK DIR OUT``.
+"""The checks ``validate`` runs in a fresh interpreter: ``python -m generator.smoke DIR OUT``.
+
+In order, with dummy provider keys in the environment:
 
 * ``import``: import the plugin folder the way the runtime discovers it, then build and compile
-  its graph (which imports the agent);
-* ``turns``: with ``generator.offline`` installed, run the first turn and one user message
-  through the compiled graph, as the runtime would, and check what a client would receive:
-  valid A2UI messages and a voice line, and no agent error swallowed by an error screen.
+  its graph (which imports the agent); nothing is patched yet;
+* ``turns`` (if the import passed): with ``generator.offline`` installed, run the first turn and
+  one user message through the compiled graph, as the runtime would, and check what a client
+  would receive: valid A2UI messages and a voice line, and no agent error swallowed by an error
+  screen.
 
-The outcome is written as JSON to ``OUT`` (the agent may print to stdout). Running in a
-subprocess keeps the agent's imports, patches and ``sys.path`` changes out of the caller.
+The results are written as a JSON list to ``OUT`` (the agent may print to stdout). Running in a
+subprocess keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
+subprocess for both checks pays for importing LangChain once.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 import traceback
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 CheckName = Literal["import", "turns"]
 
@@ -42,6 +47,9 @@ class CheckResult(BaseModel):
     transcript: list[str] = Field(default_factory=list, description="What a client heard/read.")
 
 
+CheckResults = TypeAdapter(list[CheckResult])
+
+
 class _Failed(Exception):
     """A check found a problem that is not an exception of the plugin's own."""
 
@@ -56,6 +64,12 @@ class _ErrorLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.exc_info and record.exc_info[1] is not None:
             self.exceptions.append(record.exc_info[1])
+
+
+def run_checks(folder: Path) -> list[CheckResult]:
+    """The import check, then the smoke test if the plugin imported."""
+    imported = run_check("import", folder)
+    return [imported, run_check("turns", folder)] if imported.ok else [imported]
 
 
 def run_check(name: CheckName, folder: Path) -> CheckResult:
@@ -147,13 +161,15 @@ def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator.smoke")
-    parser.add_argument("check", choices=["import", "turns"])
     parser.add_argument("folder", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    result = run_check(args.check, args.folder.resolve())
-    args.out.write_text(result.model_dump_json(), encoding="utf-8")
-    return 0 if result.ok else 1
+    from generator.offline import OFFLINE_ENV
+
+    os.environ.update(OFFLINE_ENV)
+    results = run_checks(args.folder.resolve())
+    args.out.write_text(CheckResults.dump_json(results).decode(), encoding="utf-8")
+    return 0 if all(result.ok for result in results) else 1
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Validate: does a plugin folder import and hold a conversation, with no key and no network?
 
-Two checks, each in its own interpreter (``generator.smoke``): an import check (the plugin is
+Two checks in a fresh interpreter (``generator.smoke``): an import check (the plugin is
 discovered and its graph built, which imports the agent), then an offline smoke test (the first
 turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
 are set for both. The report says pass or fail with the traceback and, when a module is
@@ -13,14 +13,12 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.deps import read_requirements, requirement_for_module
-from generator.offline import OFFLINE_ENV
-from generator.smoke import CheckName, CheckResult
+from generator.smoke import CheckName, CheckResult, CheckResults
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
@@ -69,17 +67,10 @@ class Report(BaseModel):
 def validate(
     plugin_dir: Path, *, python: Path | None = None, timeout: float = CHECK_TIMEOUT_S
 ) -> Report:
-    """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter).
-
-    The checks run side by side (each pays for importing LangGraph); when the import check
-    fails, only its result is reported, since the smoke test would fail the same way.
-    """
+    """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter)."""
     folder = plugin_dir.resolve()
     interpreter = str(python or sys.executable)
-    with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as scratch:
-        running = [_start(name, folder, interpreter, Path(scratch)) for name in CHECKS]
-        results = [_finish(check, timeout) for check in running]
-    checks = results if results[0].ok else results[:1]
+    checks = _run(folder, interpreter, timeout)
     module = next((c.missing_module for c in checks if c.missing_module), None)
     return Report(
         plugin_id=folder.name,
@@ -90,42 +81,33 @@ def validate(
     )
 
 
-@dataclass
-class _Running:
-    name: CheckName
-    process: subprocess.Popen[str]
-    out: Path
-
-
-def _start(name: CheckName, folder: Path, python: str, scratch: Path) -> _Running:
-    out = scratch / f"{name}.json"
-    process = subprocess.Popen(
-        [python, "-m", "generator.smoke", name, str(folder), str(out)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **OFFLINE_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
-        cwd=scratch,
-    )
-    return _Running(name, process, out)
-
-
-def _finish(check: _Running, timeout: float) -> CheckResult:
-    try:
-        _, stderr = check.process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        check.process.kill()
-        check.process.communicate()
-        return CheckResult(name=check.name, ok=False, summary=f"timed out after {timeout:g} s")
-    if check.out.is_file():
-        return CheckResult.model_validate_json(check.out.read_text(encoding="utf-8"))
-    return CheckResult(
-        name=check.name,
-        ok=False,
-        summary=f"the check process exited with {check.process.returncode} before reporting",
-        traceback="\n".join(stderr.strip().splitlines()[-20:]) or None,
-    )
+def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
+    """Both checks in one fresh interpreter (``generator.smoke``), from an empty folder."""
+    with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as scratch:
+        out = Path(scratch) / "results.json"
+        try:
+            done = subprocess.run(
+                [python, "-m", "generator.smoke", str(folder), str(out)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                cwd=scratch,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return [CheckResult(name="import", ok=False, summary=f"timed out after {timeout:g} s")]
+        if out.is_file():
+            return CheckResults.validate_json(out.read_text(encoding="utf-8"))
+    return [
+        CheckResult(
+            name="import",
+            ok=False,
+            summary=f"the check process exited with {done.returncode} before reporting",
+            traceback="\n".join(done.stderr.strip().splitlines()[-20:]) or None,
+        )
+    ]
 
 
 def _missing(module: str, folder: Path) -> MissingDependency:
