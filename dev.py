@@ -26,14 +26,12 @@ def ensure_venv() -> Path:
     if not nox.exists():
         print(f"dev.py: creating {VENV.relative_to(ROOT)} with nox and uv", flush=True)
         venv.EnvBuilder(with_pip=True, clear=not (BIN / "python").exists()).create(VENV)
-        subprocess.run(
-            [str(BIN / "python"), "-m", "pip", "install", "--quiet", *TOOLS], check=True
-        )
+        subprocess.run([str(BIN / "python"), "-m", "pip", "install", "--quiet", *TOOLS], check=True)
     return nox
 
 
 def main(argv: list[str]) -> int:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 (dev.py runs on whatever python3 is there)
         print("dev.py: Python >= 3.11 is required", file=sys.stderr)
         return 2
     if not argv or argv[0] in {"-h", "--help"}:
