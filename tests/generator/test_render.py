@@ -44,12 +44,16 @@ def test_the_template_is_pinned_to_its_last_commit_and_edits_are_flagged(repo: P
 def test_generated_python_passes_the_projects_own_lint_and_types(
     repo: Path, tmp_path: Path
 ) -> None:
-    agent = agent_repo(tmp_path / "echo", echo_agent("echo_lint"))
+    files = echo_agent("echo_lint")
+    files["README.md"] = "Answers questions about savings, " * 5 + "and much more besides.\n"
+    agent = agent_repo(tmp_path / "echo", files)
     import_agent(options(agent, "linted"), root=repo)
-    plugin = repo / PLUGINS_FOLDER / "linted"
-    generated = [str(p) for p in plugin.glob("*.py")]
+    import_agent(options(agent, "linted_port", strategy="port"), root=repo)
+    generated = [str(p) for p in (repo / PLUGINS_FOLDER).glob("*/*.py")]
+    assert len(generated) == 7
     project = Path(__file__).resolve().parents[2]
-    settings = ["--config", str(project / "pyproject.toml")]
+    first_party = "lint.isort.known-first-party = ['runtime', 'generator']"
+    settings = ["--config", str(project / "pyproject.toml"), "--config", first_party]
 
     for tool in (
         ["ruff", "format", "--check", *settings, *generated],
