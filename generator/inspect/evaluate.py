@@ -45,7 +45,7 @@ from generator.inspect.values import (
     const_str,
     describe,
 )
-from generator.paths import find_module
+from generator.paths import find_module, relative
 
 MAX_STEPS = 50_000
 MAX_CALL_DEPTH = 8
@@ -130,7 +130,8 @@ class Interpreter:
             root, found = found, found.parent
         for star in root.stars:
             value = self._resolve(star, name)
-            if not isinstance(value, Unknown):
+            library_guess = isinstance(value, External) and name in _BUILTINS
+            if not isinstance(value, Unknown) and not library_guess:
                 return value
         if name in _BUILTINS:
             return External(f"builtins.{name}")
@@ -194,17 +195,21 @@ class Interpreter:
             sub = find_module(self.project.root, [ref.package], name)
             if sub is not None:
                 return self._module_ref(sub)
-        where = ref.module.rel if ref.module else str(ref.package)
+        if ref.module is not None:
+            where = ref.module.rel
+        else:
+            where = relative(self.project.root, ref.package or self.project.root) + "/"
         return Unknown(f"{name!r} is not defined in {where}", site)
 
-    def class_attr(self, cls: Class, name: str) -> Value | None:
+    def class_attr(self, cls: Class, name: str, seen: frozenset[int] = frozenset()) -> Value | None:
         """A name from the class body or its repository base classes (None if absent)."""
         if name in cls.scope.vars:
             return self._settle(cls.scope, name)
+        seen |= {id(cls)}
         for base in cls.node.bases:
-            value = self.eval(base.value, cls.scope)
-            if isinstance(value, Class) and value is not cls:
-                found = self.class_attr(value, name)
+            value = self.eval(base.value, cls.scope)  # names rebound later can make cycles
+            if isinstance(value, Class) and id(value) not in seen:
+                found = self.class_attr(value, name, seen)
                 if found is not None:
                     return found
         return None

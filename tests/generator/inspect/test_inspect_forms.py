@@ -279,6 +279,31 @@ def test_import_cycles_and_star_imports_do_not_hang(graph_of: Callable[..., Grap
     assert nodes(graph) == [("one", "function", ["a"])]
 
 
+def test_base_classes_rebound_into_a_cycle(graph_of: Callable[..., Graph]) -> None:
+    graph = graph_of(
+        HEADER
+        + """
+class A:
+    pass
+
+
+class B(A):
+    pass
+
+
+class A(B):
+    pass
+
+
+builder = StateGraph(S)
+builder.add_node("a", A().missing)
+builder.add_node("b", A())
+graph = builder.compile()
+"""
+    )
+    assert nodes(graph) == [("a", "unknown", None), ("b", "unknown", None)]
+
+
 def test_relative_import_above_the_root_is_not_followed(graph_of: Callable[..., Graph]) -> None:
     graph = graph_of("from ...outside import graph\n")
     assert graph.export_kind == "unresolvable"

@@ -59,6 +59,8 @@ TEMPLATES = [
     "{a} = [{b}.add_node({s}) for {c} in {a}]",
     "{a} = {b}({c})",
     "{a} = {b}.{c}",
+    "{a} = {b}().{c}",
+    "{a}.add_node({s}, {b}().{c})",
     "{a} = {b}[{s}]",
     "{a}: Annotated[{b}, {c}] = {s}",
     "{a} = lambda {b}: {{{s}: {b}}}",
