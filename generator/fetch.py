@@ -8,7 +8,9 @@ the whole fetch outlasts ``FetchLimits.timeout`` (DESIGN section 9: 50 MB / 30 s
 
 A local folder is read in place; with a ``ref`` it must be a git repository, which is then cloned
 at that ref like a URL. Nothing fetched is ever executed: git hooks are disabled and no
-submodules or LFS objects are pulled.
+submodules or LFS objects are pulled. Symlinks stay links: whoever reads the tree goes through
+``generator.paths.within``, which refuses any path or symlink leading out of it (an error for
+files the inspection needs, a warning and a skip for optional ones such as the README).
 """
 
 from __future__ import annotations

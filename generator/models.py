@@ -63,6 +63,8 @@ class StateSchema(Model):
 
 
 class Node(Model):
+    """One ``add_node``: what it runs (function, method, lambda, ToolNode, subgraph)."""
+
     name: str
     target: NodeTarget
     target_name: str | None = Field(default=None, description="The callable's name as written.")
@@ -74,6 +76,9 @@ class Node(Model):
 
 
 class Edge(Model):
+    """``__start__``/``__end__`` stand for START/END; conditional edges name their router
+    (the path function as written, ``destinations``, or ``Command`` for a node's goto)."""
+
     source: str
     target: str
     conditional: bool = False
@@ -86,6 +91,13 @@ class FactorySignature(Model):
 
 
 class Graph(Model):
+    """One graph of ``langgraph.json``, read statically.
+
+    ``state`` and ``nodes`` are None when they cannot be known without running code (an
+    unresolvable export, a functional-API entrypoint, a prebuilt agent's nodes); the warnings
+    of the ``Inspection`` say why, with file and line.
+    """
+
     graph_id: str
     description: str | None = Field(default=None, description="From langgraph.json, if any.")
     file: str = Field(description="Graph file, relative to the langgraph.json folder.")
@@ -122,7 +134,9 @@ class Inspection(Model):
     config_file: str = Field(description="langgraph.json, relative to the source root.")
     config_extra_keys: list[str] = Field(default_factory=list)
     python_version: str | None = None
-    env: str | dict[str, str] | None = None
+    env: str | dict[str, str] | None = Field(
+        default=None, description="A .env path, or variable names (values are never copied)."
+    )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)
     readme_excerpt: str = ""
