@@ -1,13 +1,12 @@
 """The whole offline import of each example agent (goal: under 3 s), with per-step times.
 
-Each example is imported into a fresh scratch repository holding the plugin template: once by
+Each example is imported into a fresh clone of this repository (as the demo does): once by
 the ``agent-import import`` command in a new process (what a user waits for, interpreter start
 and imports included), then in-process a few times (the steps alone, Copier already imported).
 """
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import subprocess
 import sys
@@ -15,28 +14,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.demo import clone_repository
 from generator.design import DesignOptions
-from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
+from generator.importer import ImportOptions, import_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")
 RUNS = 3
 
 
-def scratch_repo(folder: Path) -> Path:
-    """A git repository with the committed plugin template and an empty plugins folder."""
-    folder.mkdir()
-    shutil.copy(ROOT / "copier.yml", folder)
-    shutil.copytree(ROOT / "copier-template", folder / "copier-template")
-    (folder / PLUGINS_FOLDER).mkdir(parents=True)
-    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "template"]):
-        subprocess.run([*git, "-C", str(folder), *args], check=True)
-    return folder
-
-
 def command_seconds(example: str, scratch: Path) -> float:
-    repo = scratch_repo(scratch / f"cli-{example}")
+    repo = clone_repository(ROOT, scratch / f"cli-{example}")
     command = [sys.executable, "-m", "generator.cli", "import", str(ROOT / "examples" / example)]
     started = time.perf_counter()
     subprocess.run(
@@ -46,7 +34,7 @@ def command_seconds(example: str, scratch: Path) -> float:
 
 
 def in_process(example: str, scratch: Path, run: int) -> dict[str, float]:
-    repo = scratch_repo(scratch / f"run{run}-{example}")
+    repo = clone_repository(ROOT, scratch / f"run{run}-{example}")
     options = ImportOptions(
         src=str(ROOT / "examples" / example),
         plugin_id=example,

@@ -44,7 +44,7 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
         raise AgentImportError(f"no example {example!r}; examples: {', '.join(sorted(EXAMPLES))}")
     printer = Printer(out)
     with tempfile.TemporaryDirectory(prefix="agent-import-demo-") as scratch:
-        clone = _clone(root, Path(scratch) / "repo")
+        clone = clone_repository(root, Path(scratch) / "repo")
         printer.step(f"import examples/{example} offline into a scratch clone ({clone})")
         options = ImportOptions(
             src=str(clone / "examples" / example),
@@ -59,7 +59,7 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
     return printer.summary()
 
 
-def _clone(root: Path, dest: Path) -> Path:
+def clone_repository(root: Path, dest: Path) -> Path:
     """A clone of the repository's committed state (Copier renders the committed template)."""
     done = subprocess.run(
         ["git", "clone", "--quiet", "--local", str(root), str(dest)],
@@ -69,7 +69,7 @@ def _clone(root: Path, dest: Path) -> Path:
     )
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["git clone failed"])[-1]
-        raise AgentImportError(f"the demo needs {root} as a git checkout: {reason}")
+        raise AgentImportError(f"cannot clone {root} (a git checkout is needed): {reason}")
     return dest
 
 
