@@ -27,7 +27,8 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ConfigDict
 
 import runtime.plugins
-from runtime.plugin import PLUGIN_ID_PATTERN, Capabilities, PluginBase
+from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_id
+from runtime.plugin import Capabilities, PluginBase
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ def load_plugin(package: str, name: str) -> PluginBase:
     plugin_id = getattr(plugin, "plugin_id", None)
     if plugin_id != name:
         raise PluginContractError(f"plugin_id {plugin_id!r} must equal the folder name {name!r}")
-    if not PLUGIN_ID_PATTERN.fullmatch(name):
+    if not is_plugin_id(name):
         raise PluginContractError(f"plugin_id {name!r} must match {PLUGIN_ID_PATTERN.pattern}")
     return plugin
 

@@ -7,7 +7,6 @@ with its own checkpointer, so plugins never pick their persistence.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -16,8 +15,10 @@ from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.contracts import CommonState, Mode
+from runtime.ids import PLUGIN_ID_PATTERN
 
-PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+__all__ = ["PLUGIN_ID_PATTERN", "Capabilities", "PluginBase"]
+
 ALL_MODES: tuple[Mode, ...] = ("voice", "text")
 
 

@@ -34,7 +34,7 @@ from generator.design.prompt import Prompt, design_prompt
 from generator.design.repair import InvalidAnswer, Outcome, ask_valid
 from generator.errors import AgentImportError
 from generator.models import Inspection
-from runtime.plugin import PLUGIN_ID_PATTERN
+from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_id
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
@@ -145,7 +145,7 @@ def load_design(
 
 
 def check_plugin_id(plugin_id: str) -> None:
-    if not PLUGIN_ID_PATTERN.match(plugin_id):
+    if not is_plugin_id(plugin_id):
         raise AgentImportError(
             f"plugin id {plugin_id!r} must match {PLUGIN_ID_PATTERN.pattern} "
             "(a lowercase letter, then 1-32 lowercase letters, digits or underscores)"

@@ -24,7 +24,8 @@ from runtime.a2ui.models import (
     UpdateComponents,
     UpdateDataModel,
 )
-from runtime.a2ui.validate import PLUGIN_ID_PATTERN, ValidationIssue, validate_screen
+from runtime.a2ui.validate import ValidationIssue, validate_screen
+from runtime.ids import is_plugin_id
 
 if TYPE_CHECKING:
     from runtime.contracts import ServerEventDict
@@ -51,7 +52,7 @@ class InvalidScreenError(ValueError):
 def plugin_id_for(path: Path) -> str | None:
     """The plugin a screen file belongs to, by the ``<plugin_id>/screens/<name>.json`` layout."""
     folder = path.parent
-    if folder.name == "screens" and PLUGIN_ID_PATTERN.match(folder.parent.name):
+    if folder.name == "screens" and is_plugin_id(folder.parent.name):
         return folder.parent.name
     return None
 

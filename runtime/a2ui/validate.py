@@ -12,7 +12,6 @@ runtime emits, so every issue says which component and which property to fix, in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,13 +20,10 @@ from pydantic_core import ErrorDetails
 
 from runtime.a2ui.catalog import COMPONENT_TYPES, ComponentSpec, component_specs
 from runtime.a2ui.models import Component, Screen, ServerMessage
+from runtime.ids import ACTION_NAME_PATTERN
 
 ROOT_ID = "root"
 MAX_VOICE_WORDS = 40
-#: ``runtime.plugin.PLUGIN_ID_PATTERN``, restated so this module (and the pre-commit hook running
-#: it) does not import LangGraph through ``runtime.plugin``; a test keeps the two equal.
-PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
-ACTION_NAME_PATTERN = re.compile(rf"^({PLUGIN_ID_PATTERN.pattern[1:-1]})\.([A-Za-z][A-Za-z0-9_]*)$")
 
 _COMPONENT = TypeAdapter[Any](Component)
 
@@ -317,7 +313,7 @@ def _action_issues(raw: dict[str, Any], plugin_id: str | None) -> Iterator[Valid
         name = event.get("name") if isinstance(event, dict) else None
         if not isinstance(name, str):
             continue  # the schema check reports it
-        match = ACTION_NAME_PATTERN.match(name)
+        match = ACTION_NAME_PATTERN.fullmatch(name)
         if match is None:
             expected = f"'{plugin_id}.<action>'" if plugin_id else "'<plugin_id>.<action>'"
             message = f"action name {name!r} is not {expected}"

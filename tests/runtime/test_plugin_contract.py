@@ -11,7 +11,7 @@ from runtime.a2ui import validate_components, validate_message
 from runtime.contracts import SERVER_EVENT_TYPES, CommonState
 from runtime.discovery import discover
 from runtime.observability import run_config
-from runtime.plugin import PLUGIN_ID_PATTERN
+from runtime.ids import PLUGIN_ID_PATTERN
 
 REGISTRY = discover()
 

@@ -84,9 +84,3 @@ def test_the_hook_does_not_import_langgraph() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
-
-def test_plugin_id_pattern_matches_the_runtime() -> None:
-    from runtime.a2ui.validate import PLUGIN_ID_PATTERN
-    from runtime.plugin import PLUGIN_ID_PATTERN as RUNTIME_PATTERN
-
-    assert PLUGIN_ID_PATTERN.pattern == RUNTIME_PATTERN.pattern

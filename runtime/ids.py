@@ -1,0 +1,17 @@
+"""Identifier rules shared by the runtime, the generator and the pre-commit hooks.
+
+Kept free of heavy imports: the hooks and the generator's CLI import it on every run. Always test
+with ``fullmatch`` (``$`` alone would accept a trailing newline).
+"""
+
+from __future__ import annotations
+
+import re
+
+PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+ACTION_NAME_PATTERN = re.compile(rf"^({PLUGIN_ID_PATTERN.pattern[1:-1]})\.([A-Za-z][A-Za-z0-9_]*)$")
+
+
+def is_plugin_id(value: str) -> bool:
+    """True for a valid plugin id: a lower-case letter, then 1-32 of ``[a-z0-9_]``."""
+    return PLUGIN_ID_PATTERN.fullmatch(value) is not None
