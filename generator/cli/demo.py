@@ -11,9 +11,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.demo import DEFAULT_EXAMPLE, EXAMPLES, run_demo
-from generator.importer import find_root
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -23,10 +20,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "example", nargs="?", default=DEFAULT_EXAMPLE, choices=sorted(EXAMPLES), metavar="EXAMPLE"
+        "example",
+        nargs="?",
+        default="savings_helper",
+        metavar="EXAMPLE",
+        help="folder under examples/ (default: %(default)s)",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.demo import run_demo
+    from generator.importer import find_root
+
     return run_demo(find_root(Path.cwd()), example=args.example, out=sys.stdout)

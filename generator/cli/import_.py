@@ -11,16 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from generator.design import DesignOptions
-from generator.importer import (
-    ImportOptions,
-    ImportResult,
-    Step,
-    ValidationFailed,
-    find_root,
-    import_agent,
-)
+from generator.cli.options import add_design, add_source, design_options, fetch_limits
+
+if TYPE_CHECKING:
+    from generator.importer import ImportResult, Step
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,21 +26,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="local folder or git URL")
+    add_source(parser, src_help="local folder or git URL")
     parser.add_argument("--plugin-id", required=True, metavar="ID", help="e.g. savings_helper")
-    parser.add_argument("--graph", metavar="ID", help="graph id in langgraph.json, if several")
-    parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
     parser.add_argument(
         "--strategy",
         choices=["wrapper", "subgraph", "port"],
         help="how the plugin runs the agent (default: the inspector's choice)",
     )
-    parser.add_argument("--ref", help="git branch, tag or commit of SRC")
     parser.add_argument("--dry-run", action="store_true", help="write nothing; list the files")
     parser.add_argument("--force", action="store_true", help="replace an existing plugin folder")
-    design = parser.add_mutually_exclusive_group()
-    design.add_argument("--offline", action="store_true", help="no model: deterministic design")
-    design.add_argument("--design-file", type=Path, metavar="F", help="use this design instead")
+    add_design(parser)
     parser.add_argument(
         "--approve-deps",
         action="store_true",
@@ -55,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.importer import ImportOptions, ValidationFailed, find_root, import_agent
+
     options = ImportOptions(
         src=args.src,
         plugin_id=args.plugin_id,
@@ -65,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         force=args.force,
         design_file=args.design_file,
-        design_options=DesignOptions.from_env(offline=args.offline),
+        design_options=design_options(args),
         approve_deps=args.approve_deps,
+        limits=fetch_limits(args),
     )
     print(f"agent-import: importing {args.src} as {args.plugin_id}", file=sys.stderr)
     try:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 
-from generator.fetch import MB, FetchLimits, Workspace, fetch
+from generator.cli.options import add_source, fetch_limits
+from generator.fetch import Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Graph, Inspection, StateSchema
-
-_DEFAULTS = FetchLimits()
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,42 +22,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("src", metavar="SRC", help="local folder or git URL")
-    parser.add_argument("--ref", help="branch, tag or full commit sha to fetch")
-    parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
-    parser.add_argument("--graph", metavar="ID", help="inspect only this graph id")
+    add_source(parser, src_help="local folder or git URL")
     parser.add_argument("--json", action="store_true", help="print the Inspection as JSON")
-    parser.add_argument(
-        "--max-size",
-        type=_positive,
-        default=_DEFAULTS.max_bytes / MB,
-        metavar="MB",
-        help="clone size limit (default: %(default)g)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=_positive,
-        default=_DEFAULTS.timeout,
-        metavar="SECONDS",
-        help="fetch time limit (default: %(default)g)",
-    )
     parser.set_defaults(func=run)
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, not {text}")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
-    limits = FetchLimits(max_bytes=int(args.max_size * MB), timeout=args.timeout)
     with Workspace() as workspace:
-        source = fetch(args.src, workspace=workspace, ref=args.ref, limits=limits)
+        source = fetch(args.src, workspace=workspace, ref=args.ref, limits=fetch_limits(args))
         inspection = inspect_source(source, config=args.config, graph=args.graph)
     print(inspection.model_dump_json(indent=2) if args.json else summary(inspection))
     return 0

@@ -11,11 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generator.deps import env_python, install_approved
-from generator.design.designer import check_plugin_id
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, find_root
-from generator.validate import validate
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +32,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.deps import env_python, install_approved
+    from generator.design.designer import check_plugin_id
+    from generator.importer import PLUGINS_FOLDER, find_root
+    from generator.validate import validate
+
     check_plugin_id(args.plugin_id)
     root = find_root(Path.cwd())
     folder = root / PLUGINS_FOLDER / args.plugin_id
