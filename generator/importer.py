@@ -9,9 +9,6 @@ returns the files it would have written.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +23,7 @@ from generator.inspect import inspect_source
 from generator.models import Inspection, Strategy
 from generator.render import find_template, plugin_answers, render
 from generator.staging import Staging
+from generator.steps import Progress, Step, Steps, designed, inspected
 from generator.validate import Report, validate
 from generator.vendor import SOURCE_FOLDER, vendor
 
@@ -49,16 +47,6 @@ class ImportOptions(BaseModel):
     design_options: DesignOptions = DesignOptions()
     approve_deps: bool = False
     limits: FetchLimits = FetchLimits()
-
-
-class Step(BaseModel):
-    """One finished pipeline step."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    seconds: float
-    summary: str
 
 
 class ImportResult(BaseModel):
@@ -90,9 +78,6 @@ class ValidationFailed(AgentImportError):
         self.report = report
 
 
-Progress = Callable[[Step], None]
-
-
 def find_root(start: Path) -> Path:
     """The repository root: the nearest folder up from ``start`` holding ``copier.yml``."""
     for folder in (start.resolve(), *start.resolve().parents):
@@ -109,24 +94,7 @@ def import_agent(
 ) -> ImportResult:
     """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure."""
     check_plugin_id(options.plugin_id)
-    steps: list[Step] = []
-
-    @contextmanager
-    def step(name: str) -> Iterator[list[str]]:
-        """Time one step; its body appends to the summary; a failure is reported, then raised."""
-        summary: list[str] = []
-        started = time.perf_counter()
-        try:
-            yield summary
-        except BaseException as exc:
-            summary = [f"failed: {exc}".splitlines()[0]]
-            raise
-        finally:
-            seconds = time.perf_counter() - started
-            steps.append(Step(name=name, seconds=seconds, summary="; ".join(summary)))
-            if progress is not None:
-                progress(steps[-1])
-
+    step = Steps(progress)
     template = find_template(root)
     plugins_dir = root / PLUGINS_FOLDER
     with (
@@ -138,16 +106,22 @@ def import_agent(
             note.append(source.url + (f" @ {source.commit[:12]}" if source.commit else ""))
         with step("inspect") as note:
             inspection = inspect_source(source, config=options.config, graph=options.graph)
-            note.append(_inspected(inspection))
+            note.append(inspected(inspection))
         with step("design") as note:
-            designed = _design(options, inspection)
-            note.append(_designed(designed))
+            screens = design_screens(
+                inspection,
+                plugin_id=options.plugin_id,
+                graph_id=options.graph,
+                design_file=options.design_file,
+                options=options.design_options,
+            )
+            note.append(designed(screens))
         with step("render") as note:
-            strategy = _strategy(options, inspection, designed.graph_id)
-            project = load_config(Path(source.path), config=options.config, graph=designed.graph_id)
+            strategy = check_strategy(options.strategy, inspection, screens.graph_id)
+            project = load_config(Path(source.path), config=options.config, graph=screens.graph_id)
             dependencies = check_dependencies(inspection.dependencies)
             answers = plugin_answers(
-                designed,
+                screens,
                 inspection,
                 project,
                 strategy=strategy,
@@ -177,29 +151,30 @@ def import_agent(
         dry_run=options.dry_run,
         strategy=strategy,
         files=files,
-        steps=steps,
+        steps=step.done,
         dependencies=dependencies,
         validation=report,
     )
 
 
-def _design(options: ImportOptions, inspection: Inspection) -> Design:
-    if options.design_file is not None:
-        return load_design(
-            options.design_file, inspection, plugin_id=options.plugin_id, graph_id=options.graph
-        )
-    return design(
-        inspection,
-        plugin_id=options.plugin_id,
-        graph_id=options.graph,
-        options=options.design_options,
-    )
+def design_screens(
+    inspection: Inspection,
+    *,
+    plugin_id: str,
+    graph_id: str | None,
+    design_file: Path | None,
+    options: DesignOptions,
+) -> Design:
+    """The design step: ``design_file`` checked, else a model's or the offline design."""
+    if design_file is not None:
+        return load_design(design_file, inspection, plugin_id=plugin_id, graph_id=graph_id)
+    return design(inspection, plugin_id=plugin_id, graph_id=graph_id, options=options)
 
 
-def _strategy(options: ImportOptions, inspection: Inspection, graph_id: str) -> Strategy:
+def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str) -> Strategy:
     """The asked strategy, else the inspector's; an agent that cannot be loaded must be ported."""
     graph = next(g for g in inspection.graphs if g.graph_id == graph_id)
-    strategy = options.strategy or graph.strategy
+    strategy = asked or graph.strategy
     if strategy != "port" and graph.export_kind == "unresolvable":
         why = graph.export_reason or "its export cannot be resolved statically"
         raise AgentImportError(
@@ -228,19 +203,6 @@ def _files(folder: Path, *, with_contents: bool) -> dict[str, str | None]:
                 content = None
         files[path.relative_to(folder).as_posix()] = content
     return files
-
-
-def _inspected(inspection: Inspection) -> str:
-    graphs = ", ".join(f"{g.graph_id} ({g.export_kind}, {g.strategy})" for g in inspection.graphs)
-    warnings = f", {len(inspection.warnings)} warnings" if inspection.warnings else ""
-    return f"{graphs}; {len(inspection.dependencies)} requirements{warnings}"
-
-
-def _designed(result: Design) -> str:
-    provenance = result.provenance
-    how = provenance.design_model if provenance.mode == "bedrock" else provenance.mode
-    screens = ", ".join(result.screens())
-    return f"{how}: {result.input_field} -> {result.output_field}, screens {screens}"
 
 
 def _dependency_summary(
