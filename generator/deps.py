@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import sysconfig
 import venv
 from collections.abc import Iterable
@@ -137,19 +136,20 @@ def env_python(root: Path, plugin_id: str) -> Path | None:
 def install_approved(root: Path, plugin_id: str, requirements_file: Path) -> Path:
     """Install ``requirements_file`` into the plugin's validation env; return its interpreter.
 
-    The env is created on first use and sees this environment's packages through a ``.pth``
-    file placed after its own site-packages, so approved versions take precedence and only
-    what is missing is downloaded. The runtime's environment is never modified.
+    The env is created on first use with its own pip (the runtime's environment may have none,
+    e.g. when uv made it) and sees this environment's packages through a ``.pth`` file placed
+    after its own site-packages, so approved versions take precedence and only what is missing
+    is downloaded. The runtime's environment is never modified.
     """
     folder = env_dir(root, plugin_id)
     python = env_python(root, plugin_id)
     if python is None:
-        venv.EnvBuilder(with_pip=False, clear=True, symlinks=os.name != "nt").create(folder)
+        venv.EnvBuilder(with_pip=True, clear=True, symlinks=os.name != "nt").create(folder)
         python = env_python(root, plugin_id)
         if python is None:
             raise AgentImportError(f"could not create the validation environment {folder}")
         _link_base_packages(python)
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
     command = [*pip, "install", "--quiet", "-r", str(requirements_file)]
     try:
         done = subprocess.run(
