@@ -16,7 +16,8 @@ from typing import TextIO
 
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, ImportOptions, Step, import_agent
+from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
+from generator.steps import Step
 from runtime.demo import Click, Printer, Say, converse
 from runtime.server import create_app
 from runtime.serving import serve_in_thread

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator import gitops
 from generator.config import load_config
 from generator.deps import DependencyReport, check_dependencies, env_python, install_approved
 from generator.design import Design, DesignOptions, design, load_design
@@ -21,7 +22,7 @@ from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Inspection, Strategy
-from generator.render import find_template, plugin_answers, render
+from generator.render import PluginAnswers, find_template, plugin_answers, render
 from generator.staging import Staging
 from generator.steps import Progress, Step, Steps, designed, inspected
 from generator.validate import Report, validate
@@ -47,6 +48,7 @@ class ImportOptions(BaseModel):
     design_options: DesignOptions = DesignOptions()
     approve_deps: bool = False
     limits: FetchLimits = FetchLimits()
+    branch: str | None = Field(default=None, description="Commit the plugin on this branch.")
 
 
 class ImportResult(BaseModel):
@@ -64,6 +66,8 @@ class ImportResult(BaseModel):
     steps: list[Step]
     dependencies: DependencyReport
     validation: Report
+    branch: str | None = None
+    commit: str | None = Field(default=None, description="The commit made on ``branch``.")
 
 
 class ValidationFailed(AgentImportError):
@@ -94,6 +98,10 @@ def import_agent(
 ) -> ImportResult:
     """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure."""
     check_plugin_id(options.plugin_id)
+    if options.branch is not None:
+        if options.dry_run:
+            raise AgentImportError("--branch commits the plugin; a dry run writes nothing")
+        gitops.check_new_branch(root, options.branch)
     step = Steps(progress)
     template = find_template(root)
     plugins_dir = root / PLUGINS_FOLDER
@@ -145,6 +153,12 @@ def import_agent(
         if not options.dry_run:
             with step("write") as note:
                 note.append(str(s.commit()))
+    commit = None
+    if options.branch is not None:
+        with step("commit") as note:
+            message = import_message(answers)
+            commit = gitops.commit_on_branch(root, options.branch, s.target, message)
+            note.append(f"{commit[:12]} on {options.branch}")
     return ImportResult(
         plugin_id=options.plugin_id,
         folder=str(s.target),
@@ -154,7 +168,28 @@ def import_agent(
         steps=step.done,
         dependencies=dependencies,
         validation=report,
+        branch=options.branch,
+        commit=commit,
     )
+
+
+def import_message(answers: PluginAnswers) -> str:
+    """The commit message of an import: where from, how it runs, what a reviewer checks."""
+    shape = answers.agent_shape
+    commit = f" @ {answers.source_commit[:12]}" if answers.source_commit else ""
+    designer = answers.design_provenance.get("design_model") or answers.design_provenance.get(
+        "mode", "unknown"
+    )
+    lines = [
+        f"Import plugin {answers.plugin_id} from {answers.source_url}{commit}",
+        "",
+        f"Strategy: {answers.strategy} (graph {answers.graph_id}: {answers.graph_spec})",
+        "State fields: " + (", ".join(f["name"] for f in shape.get("state") or []) or "unknown"),
+        "Nodes: " + (", ".join(n["name"] for n in shape.get("nodes") or []) or "unknown"),
+        "Dependencies: " + (", ".join(answers.requirements) or "none"),
+        f"Screens: {', '.join(answers.screens)} (designed by {designer})",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def design_screens(

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from generator.cli.options import add_design, add_source, design_options, fetch_limits
 
 if TYPE_CHECKING:
-    from generator.importer import ImportResult, Step
+    from generator.importer import ImportResult
+    from generator.steps import Step
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--dry-run", action="store_true", help="write nothing; list the files")
     parser.add_argument("--force", action="store_true", help="replace an existing plugin folder")
+    parser.add_argument(
+        "--branch", metavar="NAME", help="commit the plugin on this new branch, ready for a PR"
+    )
     add_design(parser)
     parser.add_argument(
         "--approve-deps",
@@ -61,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         design_options=design_options(args),
         approve_deps=args.approve_deps,
         limits=fetch_limits(args),
+        branch=args.branch,
     )
     print(f"agent-import: importing {args.src} as {args.plugin_id}", file=sys.stderr)
     try:
@@ -88,6 +93,8 @@ def summary(result: ImportResult) -> str:
     lines.append(result.validation.describe(tracebacks=False))
     if result.dry_run:
         lines.append("dry run: nothing was written")
+    elif result.commit:
+        lines.append(f"committed {result.commit[:12]} on branch {result.branch}")
     else:
         lines.append(
             f"next: review with `git status`, then restart the runtime and connect to "

@@ -1,0 +1,343 @@
+"""``update_plugin`` end to end: real git repositories, real Copier, real subprocess validation.
+
+Each test imports a structured agent into a fresh runtime repository and commits it, then changes
+the agent upstream, the plugin by hand, or the template, and updates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from plugin_repo import agent_repo, commit_all, counter_agent, git, options, runtime_repo, tree
+
+from generator import update as update_module
+from generator.design import DesignOptions, design
+from generator.errors import AgentImportError
+from generator.importer import PLUGINS_FOLDER, import_agent
+from generator.inspect import inspect_source
+from generator.models import Source
+from generator.update import UpdateOptions, UpdateResult, update_plugin
+
+PLUGIN = "counter"
+OFFLINE = DesignOptions(offline=True, use_cache=False)
+
+#: The upstream change: a new state field and a new node that fills it.
+VOWELS = {
+    "graph.py": """
+        from typing import TypedDict
+
+        from langgraph.graph import END, START, StateGraph
+
+
+        class CountState(TypedDict, total=False):
+            sentence: str
+            words: int
+            letters: int
+            vowels: int
+            verdict: str
+
+
+        def count(state: CountState) -> CountState:
+            text = state.get("sentence", "")
+            return {"words": len(text.split()), "letters": sum(c.isalpha() for c in text)}
+
+
+        def vowels(state: CountState) -> CountState:
+            return {"vowels": sum(c in "aeiou" for c in state.get("sentence", "").lower())}
+
+
+        def judge(state: CountState) -> CountState:
+            kind = "long" if state["words"] > 5 else "short"
+            return {"verdict": f"A {kind} sentence of {state['words']} words."}
+
+
+        builder = StateGraph(CountState)
+        builder.add_node("count", count)
+        builder.add_node("vowels", vowels)
+        builder.add_node("judge", judge)
+        builder.add_edge(START, "count")
+        builder.add_edge("count", "vowels")
+        builder.add_edge("vowels", "judge")
+        builder.add_edge("judge", END)
+        graph = builder.compile()
+    """
+}
+
+
+class Setup:
+    """A runtime repository with the counter agent imported and committed, and the agent."""
+
+    def __init__(self, tmp_path: Path, package: str) -> None:
+        self.repo = runtime_repo(tmp_path / "repo")
+        self.agent = agent_repo(tmp_path / "agent", counter_agent(package))
+        import_agent(options(self.agent, PLUGIN), root=self.repo)
+        commit_all(self.repo, "import counter")
+        self.plugin = self.repo / PLUGINS_FOLDER / PLUGIN
+
+    def screen(self, name: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.plugin / "screens" / f"{name}.json").read_text())
+        return data
+
+    def edit_screen(self, name: str, component_id: str, **props: Any) -> None:
+        """A reviewer's hand edit of one component, committed."""
+        screen = self.screen(name)
+        next(c for c in screen["components"] if c["id"] == component_id).update(props)
+        path = self.plugin / "screens" / f"{name}.json"
+        path.write_text(json.dumps(screen, indent=2, sort_keys=True) + "\n")
+        commit_all(self.repo, f"hand edit of {name}")
+
+    def change_upstream(self, files: dict[str, str] = VOWELS) -> str:
+        from plugin_repo import write_files
+
+        write_files(self.agent, files)
+        return commit_all(self.agent, "upstream change")
+
+    def answers(self) -> dict[str, Any]:
+        data: dict[str, Any] = yaml.safe_load((self.plugin / ".copier-answers.yml").read_text())
+        return data
+
+    def update(self, **overrides: Any) -> UpdateResult:
+        values: dict[str, Any] = {"plugin_id": PLUGIN, "design_options": OFFLINE, **overrides}
+        return update_plugin(UpdateOptions.model_validate(values), root=self.repo)
+
+    def head(self) -> str:
+        return git(self.repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def setup(tmp_path: Path, request: pytest.FixtureRequest) -> Setup:
+    return Setup(tmp_path, f"counter_{request.node.name[:40]}".replace("[", "_").replace("-", "_"))
+
+
+def worktree(repo: Path) -> dict[str, bytes]:
+    """Every file of the repository's working tree (git's own files change as it reads)."""
+    return {name: data for name, data in tree(repo).items() if not name.startswith(".git/")}
+
+
+def component(screen: dict[str, Any], component_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(c for c in screen["components"] if c["id"] == component_id)
+    return found
+
+
+def bound_fields(screen: dict[str, Any]) -> set[str]:
+    """The agent state fields a screen shows (``/state/<field>`` bindings)."""
+    text = json.dumps(screen)
+    return {part.split('"')[0] for part in text.split('"/state/')[1:]}
+
+
+def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(setup: Setup) -> None:
+    setup.edit_screen("result", "title", text="Your sentence, counted")
+    before = setup.head()
+    commit = setup.change_upstream()
+
+    result = setup.update()
+
+    assert result.status == "updated" and result.validation and result.validation.ok
+    result_screen = setup.screen("result")
+    assert component(result_screen, "title")["text"] == "Your sentence, counted"
+    assert "vowels" in bound_fields(result_screen)
+    assert json.loads((setup.plugin / "agent.json").read_text())["result_fields"] == [
+        "letters",
+        "vowels",
+        "words",
+    ]
+    answers = setup.answers()
+    assert answers["source_commit"] == commit
+    assert "vowels" in [node["name"] for node in answers["agent_shape"]["nodes"]]
+    assert "def vowels" in (setup.plugin / "src" / "graph.py").read_text()
+    assert result.changes.fields_added == ["vowels"] and result.changes.nodes_added == ["vowels"]
+    assert "result" in result.changes.screens_redesigned
+    assert result.changes.screens_hand_edited == ["result"]
+    assert setup.head() == before  # a diff in the working tree, nothing committed
+    assert f"runtime/plugins/{PLUGIN}/screens/result.json" in result.files
+
+
+def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: Setup) -> None:
+    screens = {name: setup.screen(name) for name in ("welcome", "result")}
+    graph = (setup.agent / "graph.py").read_text()
+    commit = setup.change_upstream({"graph.py": graph.replace("> 5", "> 6"), "NOTES.md": "x\n"})
+
+    result = setup.update(design_options=DesignOptions(offline=False, use_cache=False))
+
+    assert result.status == "updated"
+    assert {name: setup.screen(name) for name in screens} == screens
+    assert result.changes.screens_redesigned == [] and not result.changes.agent_changed
+    assert setup.answers()["source_commit"] == commit
+    assert (setup.plugin / "src" / "NOTES.md").is_file()
+    assert "State fields and nodes: unchanged" in result.message
+
+
+def test_an_update_with_nothing_new_is_up_to_date_and_writes_nothing(setup: Setup) -> None:
+    before = worktree(setup.repo)
+
+    result = setup.update()
+
+    assert result.status == "up_to_date" and result.files == []
+    assert worktree(setup.repo) == before
+
+
+def test_branch_makes_one_commit_with_the_summary(setup: Setup) -> None:
+    setup.edit_screen("result", "title", text="Your sentence, counted")
+    before = setup.head()
+    commit = setup.change_upstream()
+
+    result = setup.update(branch="update/counter")
+
+    log = git(setup.repo, "log", "--format=%H", f"{before}..update/counter").splitlines()
+    assert log == [result.commit]
+    assert git(setup.repo, "branch", "--show-current") == "update/counter"
+    assert git(setup.repo, "log", "-1", "--format=%B").strip() == result.message.strip()
+    assert git(setup.repo, "status", "--porcelain") == ""
+    changed = git(setup.repo, "show", "--name-only", "--format=", "HEAD").splitlines()
+    assert changed and all(name.startswith(f"runtime/plugins/{PLUGIN}/") for name in changed)
+    assert git(setup.repo, "rev-parse", "main") == before
+    lines = result.message.splitlines()
+    assert lines[0] == f"Update plugin {PLUGIN}: upstream {before_commit(setup)}..{commit[:12]}"
+    assert "State fields added: vowels" in lines and "Nodes added: vowels" in lines
+    assert "Hand edits merged in screens: result" in lines
+
+
+def before_commit(setup: Setup) -> str:
+    """The upstream commit of the first import (the agent repository's first commit)."""
+    return git(setup.agent, "rev-list", "--max-parents=0", "HEAD")[:12]
+
+
+def conflicting_design(setup: Setup, tmp_path: Path, title: str) -> Path:
+    """A design file for the changed agent whose result title is ``title``."""
+    source = Source(url=str(setup.agent), path=str(setup.agent))
+    designed = design(inspect_source(source), plugin_id=PLUGIN, options=OFFLINE)
+    data = designed.model_dump(mode="json")
+    component(data["result"], "title")["text"] = title
+    path = tmp_path / "design.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_the_same_property_changed_on_both_sides_is_a_conflict_and_nothing_is_committed(
+    setup: Setup, tmp_path: Path
+) -> None:
+    setup.edit_screen("result", "title", text="Ours")
+    before = setup.head()
+    setup.change_upstream()
+    design_file = conflicting_design(setup, tmp_path, "Theirs")
+
+    result = setup.update(design_file=design_file, branch="update/counter")
+
+    file = f"runtime/plugins/{PLUGIN}/screens/result.json"
+    assert result.status == "conflicts" and result.commit is None
+    assert [(c.file, c.component_id, c.property) for c in result.conflicts] == [
+        (file, "title", "text")
+    ]
+    assert setup.head() == before
+    assert git(setup.repo, "branch", "--list", "update/counter") == ""
+    assert git(setup.repo, "diff", "--name-only", "--diff-filter=U").splitlines() == [file]
+    text = (setup.repo / file).read_text()
+    assert "<<<<<<< before updating" in text and '"text": "Ours"' in text
+    assert '"text": "Theirs"' in text and "vowels" in text
+
+
+def test_conflicting_lines_in_a_rendered_file_are_reported(setup: Setup) -> None:
+    readme = setup.plugin / "README.md"
+    lines = readme.read_text().splitlines(keepends=True)
+    row = next(i for i, line in enumerate(lines) if line.startswith("| Commit |"))
+    lines[row] = "| Commit | pinned by hand |\n"
+    readme.write_text("".join(lines))
+    commit_all(setup.repo, "hand edit of the README")
+    setup.change_upstream()
+
+    result = setup.update()
+
+    assert result.status == "conflicts"
+    assert [c.file for c in result.conflicts] == [f"runtime/plugins/{PLUGIN}/README.md"]
+    assert "<<<<<<< before updating" in readme.read_text()
+
+
+def test_template_only_rerenders_with_the_new_template_and_keeps_hand_edits(
+    setup: Setup,
+) -> None:
+    setup.edit_screen("result", "title", text="Your sentence, counted")
+    template = setup.repo / "copier-template" / "README.md.jinja"
+    template.write_text(template.read_text() + "\nReviewed by the platform team.\n")
+    template_commit = commit_all(setup.repo, "template: a footer")
+    upstream = setup.answers()["source_commit"]
+    setup.change_upstream()  # ignored: the agent is not fetched
+
+    result = setup.update(template_only=True)
+
+    assert result.status == "updated"
+    assert (setup.plugin / "README.md").read_text().endswith("Reviewed by the platform team.\n")
+    assert component(setup.screen("result"), "title")["text"] == "Your sentence, counted"
+    answers = setup.answers()
+    assert template_commit.startswith(answers["_commit"]) and answers["source_commit"] == upstream
+    assert result.changes.template[1] == template_commit
+    assert result.message.splitlines()[0].startswith(f"Update plugin {PLUGIN}: template ")
+
+
+def test_a_failure_while_rendering_restores_the_folder(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup.change_upstream()
+    before = worktree(setup.repo)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise AgentImportError("injected failure while rendering")
+
+    monkeypatch.setattr(update_module.shutil, "move", broken)
+    with pytest.raises(AgentImportError, match="injected failure"):
+        setup.update()
+
+    assert worktree(setup.repo) == before
+    assert git(setup.repo, "status", "--porcelain") == ""
+
+
+Refusal = Callable[[Setup], dict[str, Any]]
+
+
+def dirty(setup: Setup) -> dict[str, Any]:
+    (setup.plugin / "notes.txt").write_text("not committed\n")
+    return {}
+
+
+def unknown(setup: Setup) -> dict[str, Any]:
+    return {"plugin_id": "nope"}
+
+
+def hand_written(setup: Setup) -> dict[str, Any]:
+    folder = setup.repo / PLUGINS_FOLDER / "manual"
+    folder.mkdir()
+    (folder / "__init__.py").write_text('PLUGIN_ID = "manual"\n')
+    commit_all(setup.repo, "a hand-written plugin")
+    return {"plugin_id": "manual"}
+
+
+def existing_branch(setup: Setup) -> dict[str, Any]:
+    git(setup.repo, "branch", "taken")
+    return {"branch": "taken"}
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (dirty, rf"runtime/plugins/{PLUGIN} has uncommitted changes \(.*notes.txt\): commit"),
+        (unknown, r"unknown plugin 'nope' \(plugins: counter\)"),
+        (hand_written, r"plugin 'manual' was not imported by agent-import \(no .copier-answers"),
+        (existing_branch, r"branch 'taken' already exists"),
+    ],
+    ids=["dirty", "unknown", "not-imported", "existing-branch"],
+)
+def test_refusals_name_the_problem_and_change_nothing(
+    setup: Setup, make: Refusal, message: str
+) -> None:
+    overrides = make(setup)
+    setup.change_upstream()
+    before = worktree(setup.repo)
+
+    with pytest.raises(AgentImportError, match=message):
+        setup.update(**overrides)
+
+    assert worktree(setup.repo) == before
