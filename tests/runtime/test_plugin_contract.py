@@ -10,8 +10,8 @@ import pytest
 from runtime.a2ui import validate_components, validate_message
 from runtime.contracts import SERVER_EVENT_TYPES, CommonState
 from runtime.discovery import discover
-from runtime.observability import run_config
 from runtime.ids import PLUGIN_ID_PATTERN
+from runtime.observability import run_config
 
 REGISTRY = discover()
 

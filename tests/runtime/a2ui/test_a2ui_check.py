@@ -83,4 +83,3 @@ def test_the_hook_does_not_import_langgraph() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
-
