@@ -31,7 +31,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """pre-commit on every file: ruff, ruff-format, mypy, JSON/YAML and merge-conflict checks."""
+    """pre-commit on every file: ruff, mypy, JSON/YAML, merge conflicts, the plugin hooks."""
     install(session)
     session.run("pre-commit", "run", "--all-files", "--show-diff-on-failure", *session.posargs)
 
@@ -49,3 +49,20 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: print figures (no pass/fail)."""
     install(session)
     session.run("python", "-m", "bench", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def plugins(session: nox.Session) -> None:
+    """Every plugin, as CI checks it: static contract, discovery by the runtime, offline smoke
+    test (``python -m generator.checks.plugins``)."""
+    install(session)
+    session.run("python", "-m", "generator.checks.plugins", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def update_plugins(session: nox.Session) -> None:
+    """``agent-import update --all [ARGS]``: every imported plugin from its upstream agent and the
+    current template, for a scheduled CI job that opens a pull request (``-- --branch NAME``
+    commits each plugin's update on NAME; ``-- --offline`` designs without Bedrock)."""
+    install(session)
+    session.run("agent-import", "update", "--all", *session.posargs)
