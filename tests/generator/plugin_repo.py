@@ -11,14 +11,19 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import textwrap
 import zipfile
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from generator.design import DesignOptions
-from generator.importer import PLUGINS_FOLDER, ImportOptions
+from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
+from generator.update import UpdateOptions, UpdateResult, update_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
@@ -172,6 +177,53 @@ def counter_agent(package: str) -> dict[str, str]:
             graph = builder.compile()
         """,
     }
+
+
+class ImportedPlugin:
+    """A runtime repository with ``counter_agent`` imported as ``counter`` and committed, and
+    the agent's own repository, to change either and update (offline designs)."""
+
+    plugin_id = "counter"
+
+    def __init__(self, tmp_path: Path, *, package: str) -> None:
+        package = re.sub(r"\W", "_", package)
+        self.repo = runtime_repo(tmp_path / "repo")
+        self.agent = agent_repo(tmp_path / "agent", counter_agent(package))
+        import_agent(options(self.agent, self.plugin_id), root=self.repo)
+        commit_all(self.repo, f"import {self.plugin_id}")
+        self.plugin = self.repo / PLUGINS_FOLDER / self.plugin_id
+
+    def screen(self, name: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.plugin / "screens" / f"{name}.json").read_text())
+        return data
+
+    def edit_screen(self, name: str, component_id: str, **props: Any) -> None:
+        """A reviewer's hand edit of one component, committed."""
+        screen = self.screen(name)
+        next(c for c in screen["components"] if c["id"] == component_id).update(props)
+        path = self.plugin / "screens" / f"{name}.json"
+        path.write_text(json.dumps(screen, indent=2, sort_keys=True) + "\n")
+        commit_all(self.repo, f"hand edit of {name}")
+
+    def change_upstream(self, files: dict[str, str]) -> str:
+        """Commit ``files`` to the agent's repository; the new commit."""
+        write_files(self.agent, files)
+        return commit_all(self.agent, "upstream change")
+
+    def answers(self) -> dict[str, Any]:
+        data: dict[str, Any] = yaml.safe_load((self.plugin / ".copier-answers.yml").read_text())
+        return data
+
+    def update(self, **overrides: Any) -> UpdateResult:
+        values: dict[str, Any] = {
+            "plugin_id": self.plugin_id,
+            "design_options": DesignOptions(offline=True, use_cache=False),
+            **overrides,
+        }
+        return update_plugin(UpdateOptions.model_validate(values), root=self.repo)
+
+    def head(self) -> str:
+        return git(self.repo, "rev-parse", "HEAD")
 
 
 FACTORIES = {

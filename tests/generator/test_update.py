@@ -12,18 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from plugin_repo import agent_repo, commit_all, counter_agent, git, options, runtime_repo, tree
+from plugin_repo import ImportedPlugin, commit_all, git, tree
 
-from generator import update as update_module
 from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, import_agent
+from generator.importer import PLUGINS_FOLDER
 from generator.inspect import inspect_source
 from generator.models import Source
-from generator.update import UpdateOptions, UpdateResult, update_plugin
 
-PLUGIN = "counter"
+PLUGIN = ImportedPlugin.plugin_id
 OFFLINE = DesignOptions(offline=True, use_cache=False)
 
 #: The upstream change: a new state field and a new node that fills it.
@@ -69,49 +66,9 @@ VOWELS = {
 }
 
 
-class Setup:
-    """A runtime repository with the counter agent imported and committed, and the agent."""
-
-    def __init__(self, tmp_path: Path, package: str) -> None:
-        self.repo = runtime_repo(tmp_path / "repo")
-        self.agent = agent_repo(tmp_path / "agent", counter_agent(package))
-        import_agent(options(self.agent, PLUGIN), root=self.repo)
-        commit_all(self.repo, "import counter")
-        self.plugin = self.repo / PLUGINS_FOLDER / PLUGIN
-
-    def screen(self, name: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.plugin / "screens" / f"{name}.json").read_text())
-        return data
-
-    def edit_screen(self, name: str, component_id: str, **props: Any) -> None:
-        """A reviewer's hand edit of one component, committed."""
-        screen = self.screen(name)
-        next(c for c in screen["components"] if c["id"] == component_id).update(props)
-        path = self.plugin / "screens" / f"{name}.json"
-        path.write_text(json.dumps(screen, indent=2, sort_keys=True) + "\n")
-        commit_all(self.repo, f"hand edit of {name}")
-
-    def change_upstream(self, files: dict[str, str] = VOWELS) -> str:
-        from plugin_repo import write_files
-
-        write_files(self.agent, files)
-        return commit_all(self.agent, "upstream change")
-
-    def answers(self) -> dict[str, Any]:
-        data: dict[str, Any] = yaml.safe_load((self.plugin / ".copier-answers.yml").read_text())
-        return data
-
-    def update(self, **overrides: Any) -> UpdateResult:
-        values: dict[str, Any] = {"plugin_id": PLUGIN, "design_options": OFFLINE, **overrides}
-        return update_plugin(UpdateOptions.model_validate(values), root=self.repo)
-
-    def head(self) -> str:
-        return git(self.repo, "rev-parse", "HEAD")
-
-
 @pytest.fixture
-def setup(tmp_path: Path, request: pytest.FixtureRequest) -> Setup:
-    return Setup(tmp_path, f"counter_{request.node.name[:40]}".replace("[", "_").replace("-", "_"))
+def setup(tmp_path: Path, request: pytest.FixtureRequest) -> ImportedPlugin:
+    return ImportedPlugin(tmp_path, package=f"counter_{request.node.name[:40]}")
 
 
 def worktree(repo: Path) -> dict[str, bytes]:
@@ -130,10 +87,12 @@ def bound_fields(screen: dict[str, Any]) -> set[str]:
     return {part.split('"')[0] for part in text.split('"/state/')[1:]}
 
 
-def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(setup: Setup) -> None:
+def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(
+    setup: ImportedPlugin,
+) -> None:
     setup.edit_screen("result", "title", text="Your sentence, counted")
     before = setup.head()
-    commit = setup.change_upstream()
+    commit = setup.change_upstream(VOWELS)
 
     result = setup.update()
 
@@ -157,7 +116,7 @@ def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(setup: S
     assert f"runtime/plugins/{PLUGIN}/screens/result.json" in result.files
 
 
-def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: Setup) -> None:
+def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: ImportedPlugin) -> None:
     screens = {name: setup.screen(name) for name in ("welcome", "result")}
     graph = (setup.agent / "graph.py").read_text()
     commit = setup.change_upstream({"graph.py": graph.replace("> 5", "> 6"), "NOTES.md": "x\n"})
@@ -172,7 +131,7 @@ def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: Setup)
     assert "State fields and nodes: unchanged" in result.message
 
 
-def test_an_update_with_nothing_new_is_up_to_date_and_writes_nothing(setup: Setup) -> None:
+def test_an_update_with_nothing_new_is_up_to_date_and_writes_nothing(setup: ImportedPlugin) -> None:
     before = worktree(setup.repo)
 
     result = setup.update()
@@ -181,10 +140,10 @@ def test_an_update_with_nothing_new_is_up_to_date_and_writes_nothing(setup: Setu
     assert worktree(setup.repo) == before
 
 
-def test_branch_makes_one_commit_with_the_summary(setup: Setup) -> None:
+def test_branch_makes_one_commit_with_the_summary(setup: ImportedPlugin) -> None:
     setup.edit_screen("result", "title", text="Your sentence, counted")
     before = setup.head()
-    commit = setup.change_upstream()
+    commit = setup.change_upstream(VOWELS)
 
     result = setup.update(branch="update/counter")
 
@@ -202,12 +161,12 @@ def test_branch_makes_one_commit_with_the_summary(setup: Setup) -> None:
     assert "Hand edits merged in screens: result" in lines
 
 
-def before_commit(setup: Setup) -> str:
+def before_commit(setup: ImportedPlugin) -> str:
     """The upstream commit of the first import (the agent repository's first commit)."""
     return git(setup.agent, "rev-list", "--max-parents=0", "HEAD")[:12]
 
 
-def conflicting_design(setup: Setup, tmp_path: Path, title: str) -> Path:
+def conflicting_design(setup: ImportedPlugin, tmp_path: Path, title: str) -> Path:
     """A design file for the changed agent whose result title is ``title``."""
     source = Source(url=str(setup.agent), path=str(setup.agent))
     designed = design(inspect_source(source), plugin_id=PLUGIN, options=OFFLINE)
@@ -219,11 +178,11 @@ def conflicting_design(setup: Setup, tmp_path: Path, title: str) -> Path:
 
 
 def test_the_same_property_changed_on_both_sides_is_a_conflict_and_nothing_is_committed(
-    setup: Setup, tmp_path: Path
+    setup: ImportedPlugin, tmp_path: Path
 ) -> None:
     setup.edit_screen("result", "title", text="Ours")
     before = setup.head()
-    setup.change_upstream()
+    setup.change_upstream(VOWELS)
     design_file = conflicting_design(setup, tmp_path, "Theirs")
 
     result = setup.update(design_file=design_file, branch="update/counter")
@@ -241,14 +200,14 @@ def test_the_same_property_changed_on_both_sides_is_a_conflict_and_nothing_is_co
     assert '"text": "Theirs"' in text and "vowels" in text
 
 
-def test_conflicting_lines_in_a_rendered_file_are_reported(setup: Setup) -> None:
+def test_conflicting_lines_in_a_rendered_file_are_reported(setup: ImportedPlugin) -> None:
     readme = setup.plugin / "README.md"
     lines = readme.read_text().splitlines(keepends=True)
     row = next(i for i, line in enumerate(lines) if line.startswith("| Commit |"))
     lines[row] = "| Commit | pinned by hand |\n"
     readme.write_text("".join(lines))
     commit_all(setup.repo, "hand edit of the README")
-    setup.change_upstream()
+    setup.change_upstream(VOWELS)
 
     result = setup.update()
 
@@ -258,14 +217,14 @@ def test_conflicting_lines_in_a_rendered_file_are_reported(setup: Setup) -> None
 
 
 def test_template_only_rerenders_with_the_new_template_and_keeps_hand_edits(
-    setup: Setup,
+    setup: ImportedPlugin,
 ) -> None:
     setup.edit_screen("result", "title", text="Your sentence, counted")
     template = setup.repo / "copier-template" / "README.md.jinja"
     template.write_text(template.read_text() + "\nReviewed by the platform team.\n")
     template_commit = commit_all(setup.repo, "template: a footer")
     upstream = setup.answers()["source_commit"]
-    setup.change_upstream()  # ignored: the agent is not fetched
+    setup.change_upstream(VOWELS)  # ignored: the agent is not fetched
 
     result = setup.update(template_only=True)
 
@@ -279,15 +238,15 @@ def test_template_only_rerenders_with_the_new_template_and_keeps_hand_edits(
 
 
 def test_a_failure_while_rendering_restores_the_folder(
-    setup: Setup, monkeypatch: pytest.MonkeyPatch
+    setup: ImportedPlugin, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    setup.change_upstream()
+    setup.change_upstream(VOWELS)
     before = worktree(setup.repo)
 
     def broken(*args: object, **kwargs: object) -> None:
         raise AgentImportError("injected failure while rendering")
 
-    monkeypatch.setattr(update_module.shutil, "move", broken)
+    monkeypatch.setattr("generator.update.shutil.move", broken)  # after Copier has written
     with pytest.raises(AgentImportError, match="injected failure"):
         setup.update()
 
@@ -295,19 +254,19 @@ def test_a_failure_while_rendering_restores_the_folder(
     assert git(setup.repo, "status", "--porcelain") == ""
 
 
-Refusal = Callable[[Setup], dict[str, Any]]
+Refusal = Callable[[ImportedPlugin], dict[str, Any]]
 
 
-def dirty(setup: Setup) -> dict[str, Any]:
+def dirty(setup: ImportedPlugin) -> dict[str, Any]:
     (setup.plugin / "notes.txt").write_text("not committed\n")
     return {}
 
 
-def unknown(setup: Setup) -> dict[str, Any]:
+def unknown(setup: ImportedPlugin) -> dict[str, Any]:
     return {"plugin_id": "nope"}
 
 
-def hand_written(setup: Setup) -> dict[str, Any]:
+def hand_written(setup: ImportedPlugin) -> dict[str, Any]:
     folder = setup.repo / PLUGINS_FOLDER / "manual"
     folder.mkdir()
     (folder / "__init__.py").write_text('PLUGIN_ID = "manual"\n')
@@ -315,7 +274,7 @@ def hand_written(setup: Setup) -> dict[str, Any]:
     return {"plugin_id": "manual"}
 
 
-def existing_branch(setup: Setup) -> dict[str, Any]:
+def existing_branch(setup: ImportedPlugin) -> dict[str, Any]:
     git(setup.repo, "branch", "taken")
     return {"branch": "taken"}
 
@@ -331,10 +290,10 @@ def existing_branch(setup: Setup) -> dict[str, Any]:
     ids=["dirty", "unknown", "not-imported", "existing-branch"],
 )
 def test_refusals_name_the_problem_and_change_nothing(
-    setup: Setup, make: Refusal, message: str
+    setup: ImportedPlugin, make: Refusal, message: str
 ) -> None:
     overrides = make(setup)
-    setup.change_upstream()
+    setup.change_upstream(VOWELS)
     before = worktree(setup.repo)
 
     with pytest.raises(AgentImportError, match=message):
