@@ -7,12 +7,13 @@ the agent upstream, the plugin by hand, or the template, and updates.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_repo import ImportedPlugin, commit_all, git, tree
+from plugin_repo import ImportedPlugin, commit_all, counter_agent, git, tree
 
 from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
@@ -23,47 +24,33 @@ from generator.models import Source
 PLUGIN = ImportedPlugin.plugin_id
 OFFLINE = DesignOptions(offline=True, use_cache=False)
 
-#: The upstream change: a new state field and a new node that fills it.
-VOWELS = {
-    "graph.py": """
-        from typing import TypedDict
 
-        from langgraph.graph import END, START, StateGraph
-
-
-        class CountState(TypedDict, total=False):
-            sentence: str
-            words: int
-            letters: int
-            vowels: int
-            verdict: str
-
-
-        def count(state: CountState) -> CountState:
-            text = state.get("sentence", "")
-            return {"words": len(text.split()), "letters": sum(c.isalpha() for c in text)}
-
-
-        def vowels(state: CountState) -> CountState:
-            return {"vowels": sum(c in "aeiou" for c in state.get("sentence", "").lower())}
-
-
-        def judge(state: CountState) -> CountState:
-            kind = "long" if state["words"] > 5 else "short"
-            return {"verdict": f"A {kind} sentence of {state['words']} words."}
+def with_vowels() -> dict[str, str]:
+    """The upstream change: a new state field, and a new node that fills it."""
+    graph = textwrap.dedent(counter_agent("unused")["graph.py"])
+    for old, new in (
+        ("    letters: int\n", "    letters: int\n    vowels: int\n"),
+        (
+            "\n\ndef judge",
+            "\n\ndef vowels(state: CountState) -> CountState:\n"
+            '    return {"vowels": sum(c in "aeiou" for c in state.get("sentence", "").lower())}'
+            "\n\n\ndef judge",
+        ),
+        (
+            'builder.add_node("judge"',
+            'builder.add_node("vowels", vowels)\nbuilder.add_node("judge"',
+        ),
+        (
+            'builder.add_edge("count", "judge")',
+            'builder.add_edge("count", "vowels")\nbuilder.add_edge("vowels", "judge")',
+        ),
+    ):
+        assert old in graph
+        graph = graph.replace(old, new)
+    return {"graph.py": graph}
 
 
-        builder = StateGraph(CountState)
-        builder.add_node("count", count)
-        builder.add_node("vowels", vowels)
-        builder.add_node("judge", judge)
-        builder.add_edge(START, "count")
-        builder.add_edge("count", "vowels")
-        builder.add_edge("vowels", "judge")
-        builder.add_edge("judge", END)
-        graph = builder.compile()
-    """
-}
+VOWELS = with_vowels()
 
 
 @pytest.fixture
