@@ -7,6 +7,7 @@ its first line, before the exception goes on).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -53,6 +54,11 @@ class Steps:
             self.done.append(Step(name=name, seconds=seconds, summary="; ".join(summary)))
             if self._progress is not None:
                 self._progress(self.done[-1])
+
+
+def to_stderr(step: Step) -> None:
+    """The command line's ``Progress``: one aligned line per finished step, on stderr."""
+    print(f"  {step.name:<13}{step.seconds:6.2f} s  {step.summary}", file=sys.stderr, flush=True)
 
 
 def inspected(inspection: Inspection) -> str:

@@ -17,7 +17,6 @@ from generator.cli.options import add_design, add_source, design_options, fetch_
 
 if TYPE_CHECKING:
     from generator.importer import ImportResult
-    from generator.steps import Step
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from generator.importer import ImportOptions, ValidationFailed, find_root, import_agent
+    from generator.steps import to_stderr
 
     options = ImportOptions(
         src=args.src,
@@ -69,16 +69,12 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"agent-import: importing {args.src} as {args.plugin_id}", file=sys.stderr)
     try:
-        result = import_agent(options, root=find_root(Path.cwd()), progress=_progress)
+        result = import_agent(options, root=find_root(Path.cwd()), progress=to_stderr)
     except ValidationFailed as exc:
         print(exc.report.describe(), file=sys.stderr)
         raise
     print(result.model_dump_json(indent=2) if args.json else summary(result))
     return 0
-
-
-def _progress(step: Step) -> None:
-    print(f"  {step.name:<13}{step.seconds:6.2f} s  {step.summary}", file=sys.stderr, flush=True)
 
 
 def summary(result: ImportResult) -> str:

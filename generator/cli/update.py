@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from generator.cli.options import add_design, design_options
 
 if TYPE_CHECKING:
-    from generator.steps import Step
     from generator.update import UpdateResult
 
 
@@ -53,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from generator.errors import AgentImportError
     from generator.importer import find_root
+    from generator.steps import to_stderr
     from generator.update import UpdateOptions, imported_plugins, update_plugin
 
     if args.ref and (args.all or args.template_only):
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"agent-import: updating {plugin_id}", file=sys.stderr)
         try:
-            result = update_plugin(options, root=root, progress=_progress)
+            result = update_plugin(options, root=root, progress=to_stderr)
         except AgentImportError as exc:
             if not args.all:
                 raise
@@ -90,10 +90,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print("[" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "]")
     return 1 if failed or not all(result.ok for result in results) else 0
-
-
-def _progress(step: Step) -> None:
-    print(f"  {step.name:<13}{step.seconds:6.2f} s  {step.summary}", file=sys.stderr, flush=True)
 
 
 def report(result: UpdateResult) -> str:
