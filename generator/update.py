@@ -222,9 +222,9 @@ def update_plugin(
                 gitops.restore(root, folder)
                 raise
             files = gitops.changed_files(root, folder)
-            note.append(
-                f"{len(files)} files changed" + (f", {len(conflicts)} conflicts" * bool(conflicts))
-            )
+            note.append(f"{len(files)} files changed")
+            if conflicts:
+                note.append(f"{len(conflicts)} conflicts")
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
     if conflicts:
@@ -236,7 +236,7 @@ def update_plugin(
         note.append("passed" if report.ok else "FAILED")
     result = _result(options, folder, "updated" if report.ok else "invalid", plan, files, step)
     result.validation = report
-    if report.ok and options.branch is not None:
+    if report.ok and options.branch is not None and files:
         with step("commit") as note:
             result.commit = gitops.commit_on_branch(root, options.branch, folder, result.message)
             result.branch = options.branch
