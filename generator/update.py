@@ -569,9 +569,9 @@ def _parse_screen(text: str, file: str) -> dict[str, Any]:
         screen = json.loads(text)
     except json.JSONDecodeError as exc:
         raise AgentImportError(
-            f"line {exc.lineno}: not valid JSON ({exc.msg}); fix it (an unresolved conflict?) "
-            "before updating",
+            f"not valid JSON ({exc.msg}): resolve it (a conflict left unresolved?) first",
             file=file,
+            line=exc.lineno,
         ) from None
     if not isinstance(screen, dict):
         raise AgentImportError("a screen file holds a JSON object", file=file)

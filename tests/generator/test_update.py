@@ -261,6 +261,13 @@ def hand_written(setup: ImportedPlugin) -> dict[str, Any]:
     return {"plugin_id": "manual"}
 
 
+def unresolved(setup: ImportedPlugin) -> dict[str, Any]:
+    screen = setup.plugin / "screens" / "result.json"
+    screen.write_text("<<<<<<< before updating\n" + screen.read_text())
+    commit_all(setup.repo, "a conflict committed by mistake")
+    return {}
+
+
 def existing_branch(setup: ImportedPlugin) -> dict[str, Any]:
     git(setup.repo, "branch", "taken")
     return {"branch": "taken"}
@@ -273,8 +280,12 @@ def existing_branch(setup: ImportedPlugin) -> dict[str, Any]:
         (unknown, r"unknown plugin 'nope' \(plugins: counter\)"),
         (hand_written, r"plugin 'manual' was not imported by agent-import \(no .copier-answers"),
         (existing_branch, r"branch 'taken' already exists"),
+        (
+            unresolved,
+            rf"plugins/{PLUGIN}/screens/result.json:1: not valid JSON \(Expecting value\)",
+        ),
     ],
-    ids=["dirty", "unknown", "not-imported", "existing-branch"],
+    ids=["dirty", "unknown", "not-imported", "existing-branch", "unresolved-conflict"],
 )
 def test_refusals_name_the_problem_and_change_nothing(
     setup: ImportedPlugin, make: Refusal, message: str
