@@ -25,6 +25,11 @@ def add_source(parser: argparse.ArgumentParser, *, src_help: str) -> None:
     parser.add_argument("--ref", help="git branch, tag or full commit sha of SRC")
     parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
     parser.add_argument("--graph", metavar="ID", help="graph id in langgraph.json, if several")
+    add_fetch_limits(parser)
+
+
+def add_fetch_limits(parser: argparse.ArgumentParser) -> None:
+    """--max-size and --timeout: the bounds on cloning a git source (DESIGN section 9)."""
     parser.add_argument(
         "--max-size",
         type=_positive,

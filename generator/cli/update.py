@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator.cli.options import add_design, design_options
+from generator.cli.options import add_design, add_fetch_limits, design_options, fetch_limits
 
 if TYPE_CHECKING:
     from generator.update import UpdateResult
@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--branch", metavar="NAME", help="commit the update on this new branch, ready for a PR"
     )
     add_design(parser)
+    add_fetch_limits(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
 
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
             branch=args.branch,
             design_file=args.design_file,
             design_options=design_options(args),
+            limits=fetch_limits(args),
         )
         print(f"agent-import: updating {plugin_id}", file=sys.stderr)
         try:

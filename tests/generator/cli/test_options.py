@@ -19,6 +19,7 @@ DESIGN_FLAGS = [
     [
         ["design", "agent", "--plugin-id", "demo", *DESIGN_FLAGS],
         ["import", "agent", "--plugin-id", "demo", *DESIGN_FLAGS],
+        ["update", "demo", *DESIGN_FLAGS],
     ],
 )
 def test_design_and_fetch_flags_reach_the_options(
