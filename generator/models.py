@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 INSPECTION_VERSION = 1
 
+#: How ``Edge.source``/``Edge.target`` name LangGraph's START and END, as LangGraph itself does.
+START, END = "__start__", "__end__"
+
 ExportKind = Literal["compiled_graph", "factory", "prebuilt", "entrypoint", "unresolvable"]
 StateStyle = Literal["TypedDict", "dataclass", "pydantic", "MessagesState", "library", "unknown"]
 NodeTarget = Literal["function", "ToolNode", "subgraph", "method", "lambda", "unknown"]

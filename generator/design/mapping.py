@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from generator.design.facts import MESSAGES_FIELD, AgentFacts, is_scalar
 from generator.design.prompt import Prompt, describe_agent
 from generator.design.repair import InvalidAnswer
+from generator.models import END
 
 MAPPING_NAME = "field_mapping"
 
@@ -157,9 +158,15 @@ def _best(names: tuple[str, ...], words: tuple[str, ...]) -> str | None:
 
 
 def _last_returned(facts: AgentFacts, outputs: list[str]) -> str:
-    """The first non-flag field the last node returns, else the first output: likely the work."""
+    """The first non-flag field the finishing nodes return, else the first output.
+
+    Nodes with an edge to END finish the work, so they are asked first; then the others, last
+    added first (a node added late is not necessarily the one that answers).
+    """
     types = {f.name: f.type for f in facts.fields}
-    for node in reversed(facts.graph.nodes or []):
+    nodes = list(reversed(facts.graph.nodes or []))
+    finishing = {e.source for e in facts.graph.edges if e.target == END}
+    for node in sorted(nodes, key=lambda node: node.name not in finishing):
         for name in node.returns or []:
             if name in outputs and types.get(name) != "bool":
                 return name

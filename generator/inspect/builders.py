@@ -33,12 +33,11 @@ from generator.inspect.values import (
     const_str,
     node_id,
 )
-from generator.models import Edge
+from generator.models import END, START, Edge
 
 if TYPE_CHECKING:
     from generator.inspect.evaluate import Args, Interpreter
 
-START, END = "__start__", "__end__"
 #: Schema roles and their keyword spellings, current first (``input``/``config_schema`` are old).
 SCHEMA_KEYWORDS = {
     "input": ("input_schema", "input"),

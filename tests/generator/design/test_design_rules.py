@@ -14,7 +14,7 @@ from generator.design.facts import agent_facts, is_scalar
 from generator.design.mapping import heuristic_mapping, parse_mapping
 from generator.design.repair import InvalidAnswer
 from generator.errors import AgentImportError
-from generator.models import Graph, Inspection, StateField, StateSchema
+from generator.models import END, START, Edge, Graph, Inspection, Node, StateField, StateSchema
 
 
 def _state(*fields: tuple[str, str]) -> Inspection:
@@ -64,6 +64,38 @@ def test_heuristic_output_falls_back_to_what_the_last_node_returns(
     mapping = heuristic_mapping(agent_facts(inspection))
 
     assert (mapping.input_field, mapping.output_field) == ("topic", "confidence")
+
+
+def test_heuristic_output_prefers_the_node_that_finishes_over_the_last_added() -> None:
+    state = StateSchema(
+        name="S",
+        style="TypedDict",
+        fields=[
+            StateField(name="request", type="str"),
+            StateField(name="verdict", type="str"),
+            StateField(name="risk", type="str"),
+        ],
+    )
+    graph = Graph(
+        graph_id="g",
+        file="g.py",
+        export="graph",
+        export_kind="compiled_graph",
+        state=state,
+        nodes=[
+            Node(name="decide", target="function", returns=["verdict"]),
+            Node(name="assess", target="function", returns=["risk"]),
+        ],
+        edges=[
+            Edge(source=START, target="assess"),
+            Edge(source="assess", target="decide"),
+            Edge(source="decide", target=END),
+        ],
+    )
+
+    mapping = heuristic_mapping(agent_facts(inspection_of(graph, readme="")))
+
+    assert (mapping.input_field, mapping.output_field) == ("request", "verdict")
 
 
 def test_model_mapping_must_name_real_fields(structured: Inspection) -> None:
