@@ -31,16 +31,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_source(parser, src_help="folder, git URL, or inspection JSON file")
     parser.add_argument("--plugin-id", required=True, metavar="ID", help="e.g. research")
     add_design(parser)
+    parser.add_argument(
+        "--show-prompt",
+        action="store_true",
+        help="print the design prompt that would be sent (heuristic field mapping) and exit",
+    )
     parser.add_argument("--json", action="store_true", help="print the Design as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.design import design, load_design
+    from generator.design import design, load_design, preview_prompt
     from generator.design.designer import check_plugin_id
 
     check_plugin_id(args.plugin_id)
     inspection = _inspection(args)
+    if args.show_prompt:
+        sample = design_options(args).sample_output
+        prompt = preview_prompt(
+            inspection, plugin_id=args.plugin_id, graph_id=args.graph, sample_output=sample
+        )
+        print(prompt.text, end="")
+        return 0
     if args.design_file is not None:
         result = load_design(
             args.design_file, inspection, plugin_id=args.plugin_id, graph_id=args.graph

@@ -5,7 +5,7 @@
 ``models.py`` for the ``Design`` contract (including the data model screens bind to).
 """
 
-from generator.design.designer import design, load_design
+from generator.design.designer import design, load_design, preview_prompt
 from generator.design.models import (
     DESIGN_VERSION,
     SCREEN_NAMES,
@@ -28,4 +28,5 @@ __all__ = [
     "Provenance",
     "design",
     "load_design",
+    "preview_prompt",
 ]

@@ -107,6 +107,28 @@ def design(
     return _assemble(facts, plugin_id, outcome.value, provenance)
 
 
+def preview_prompt(
+    inspection: Inspection,
+    *,
+    plugin_id: str,
+    graph_id: str | None = None,
+    sample_output: str | None = None,
+) -> Prompt:
+    """The design prompt as it would be sent, with the heuristic field mapping; no model call.
+
+    For review: what leaves the machine is the agent's facts and our instructions, nothing else.
+    """
+    check_plugin_id(plugin_id)
+    facts = agent_facts(inspection, graph_id, sample_output=sample_output)
+    mapping = heuristic_mapping(facts)
+    return design_prompt(
+        facts,
+        plugin_id=plugin_id,
+        input_field=mapping.input_field,
+        output_field=mapping.output_field,
+    )
+
+
 def load_design(
     path: Path, inspection: Inspection, *, plugin_id: str, graph_id: str | None = None
 ) -> Design:

@@ -49,7 +49,7 @@ class Prompt(BaseModel):
 
     @property
     def text(self) -> str:
-        """The whole prompt as one readable document (for review and ``--show-prompt``)."""
+        """The whole prompt as one readable document (``agent-import design --show-prompt``)."""
         schema = json.dumps(self.response_schema, indent=2)
         return (
             f"=== system ===\n{self.system}\n=== user ===\n{self.user}\n"

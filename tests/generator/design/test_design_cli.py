@@ -15,6 +15,8 @@ from fake_bedrock import tool_answer
 
 from generator.cli import main
 from generator.design import Design
+from generator.design.facts import agent_facts
+from generator.design.mapping import heuristic_mapping
 from generator.models import Inspection
 from runtime.a2ui import validate_screen
 
@@ -217,3 +219,29 @@ def test_flags_reach_bedrock_and_the_summary_shows_tokens_and_cost(
     assert request.model_id == model
     assert "toolConfig" in request.body
     assert "/eu-west-2/bedrock/aws4_request" in request.headers["Authorization"]
+
+
+def test_show_prompt_prints_exactly_what_the_design_model_is_sent(
+    inspection_file: Path, structured: Inspection, endpoint: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mapping = heuristic_mapping(agent_facts(structured))
+    answer = {
+        "reasoning": "r",
+        "input_field": mapping.input_field,
+        "output_field": mapping.output_field,
+    }
+    fake = endpoint(
+        haiku=[tool_answer(answer, name="field_mapping")],
+        sonnet=[tool_answer(model_answer(structured, "research"), name="a2ui_design")],
+    )
+    argv = ["design", str(inspection_file), "--plugin-id", "research"]
+
+    assert main([*argv, "--show-prompt"]) == 0
+    shown = capsys.readouterr().out
+    assert fake.requests == []
+
+    assert main([*argv, "--tool-use", "--no-cache"]) == 0
+    [request] = fake.requests_to("sonnet")
+    system = request.body["system"][0]["text"]
+    user = request.body["messages"][0]["content"][0]["text"]
+    assert shown.startswith(f"=== system ===\n{system}\n=== user ===\n{user}\n")
