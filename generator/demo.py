@@ -61,9 +61,13 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
 
 
 def clone_repository(root: Path, dest: Path) -> Path:
-    """A clone of the repository's committed state (Copier renders the committed template)."""
+    """A clone of the repository's committed state (Copier renders the committed template).
+
+    Not ``--local``: that makes git fail instead of copying when ``dest`` is on another
+    filesystem (a tmpfs ``/tmp``); a plain local clone hardlinks when it can and copies otherwise.
+    """
     done = subprocess.run(
-        ["git", "clone", "--quiet", "--local", str(root), str(dest)],
+        ["git", "clone", "--quiet", str(root), str(dest)],
         capture_output=True,
         text=True,
         check=False,

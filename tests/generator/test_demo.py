@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from generator.demo import run_demo
+from generator.demo import clone_repository, run_demo
 from generator.errors import AgentImportError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,3 +40,19 @@ def test_the_demo_imports_an_example_into_a_clone_and_converses() -> None:
 def test_an_unknown_example_is_refused(tmp_path: Path) -> None:
     with pytest.raises(AgentImportError, match="no example 'nope'"):
         run_demo(tmp_path, example="nope", out=io.StringIO())
+
+
+OTHER_FILESYSTEM = Path("/dev/shm")
+
+
+@pytest.mark.skipif(
+    not OTHER_FILESYSTEM.is_dir() or OTHER_FILESYSTEM.stat().st_dev == ROOT.stat().st_dev,
+    reason="needs a second filesystem (/dev/shm) besides the checkout's",
+)
+def test_clone_works_onto_another_filesystem() -> None:
+    """A tmpfs /tmp is common: the scratch clone must copy where it cannot hardlink."""
+    with tempfile.TemporaryDirectory(dir=OTHER_FILESYSTEM) as tmp:
+        dest = clone_repository(ROOT, Path(tmp) / "repo")
+
+        assert (dest / "copier.yml").is_file()
+        assert os.stat(dest).st_dev != ROOT.stat().st_dev
