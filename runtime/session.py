@@ -9,6 +9,8 @@ The session id is the LangGraph thread id, so the runtime's checkpointer holds t
   messages that draw its current screen; see ``runtime.outbox.resume_events``), preceded by
   ``createSurface``. A plugin that keeps nothing there gets one empty-transcript turn instead, so
   it can redraw from its state. A session id that belongs to another agent is refused (4002).
+  A session stored under another ``state_version`` of the plugin (it was upgraded since) starts
+  afresh: running the new graph on a state of the old shape would fail or, worse, mislead.
 
 Each turn: ``thinking`` true, the graph runs in a worker thread (``invoke`` with the checkpointer
 of the runtime), then the outbox is delivered (``runtime.outbox``) and ``thinking`` false closes
@@ -90,9 +92,15 @@ class Session:
             return
         async with self.lock:
             snapshot = await asyncio.to_thread(graph.get_state, self.config)
-            if not snapshot.values:
+            values = snapshot.values
+            if values and self._stale(values):
+                await asyncio.to_thread(
+                    self.context.registry.checkpointer.delete_thread, self.session_id
+                )
+                values = {}
+            if not values:
                 await self.turn(graph, {**self.plugin.create_initial_state(), "mode": self.mode})
-            elif not await self.resume(graph, snapshot.values):
+            elif not await self.resume(graph, values):
                 return
         while True:
             message = await self.websocket.receive()
@@ -106,6 +114,23 @@ class Session:
             else:
                 async with self.lock:
                     await self.handle(graph, text)
+
+    def _stale(self, values: dict[str, Any]) -> bool:
+        """True when the stored session has this plugin's state in an older (or newer) shape."""
+        stored = values.get("state_version")
+        if self.plugin.plugin_id not in (values.get("domain") or {}):
+            return False  # another agent's session: ``resume`` refuses it
+        if stored == self.plugin.state_version:
+            return False
+        logger.warning(
+            "session %s of agent %r was stored with state_version %r, the plugin is now at %r: "
+            "starting the session afresh",
+            self.session_id,
+            self.plugin.plugin_id,
+            stored,
+            self.plugin.state_version,
+        )
+        return True
 
     async def resume(self, graph: Graph, values: dict[str, Any]) -> bool:
         """Redraw a checkpointed session; ``False`` (and close) if it is another agent's."""

@@ -76,9 +76,8 @@ def start_server(plugins_dir: Path) -> ServerFactory:
 
     def start(**overrides: Any) -> AbstractContextManager[str]:
         callbacks = overrides.pop("callbacks", [])
-        settings = Settings(
-            port=0, plugins_dir=plugins_dir, default_agent="echo", log_level="DEBUG", **overrides
-        )
+        defaults = {"port": 0, "plugins_dir": plugins_dir, "default_agent": "echo"}
+        settings = Settings(**{**defaults, "log_level": "DEBUG", **overrides})
         return serve_in_thread(create_app(settings, callbacks=callbacks), settings)
 
     return start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,39 @@ def test_a_sqlite_session_survives_a_restart(start_server: Any, tmp_path: Path) 
     assert redraw[2]["payload"]["updateDataModel"]["value"] == {"heard": "remember me", "turns": 2}
     assert frames[1]["payload"]["text"] == "and now turn 3"
     assert {f["sessionId"] for f in [*redraw, *frames]} == {session_id}
+
+
+def test_a_session_stored_by_an_older_state_version_starts_afresh(
+    start_server: Any, plugins_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    checkpointer = f"sqlite:{tmp_path / 'sessions.sqlite'}"
+    with (
+        start_server(checkpointer=checkpointer) as address,
+        RuntimeClient(address, agent="echo") as client,
+    ):
+        client.receive_turn()
+        client.say("remember me")
+    # The upgraded plugin lives in another folder: one process imports a plugin folder once.
+    upgraded = Path(shutil.copytree(plugins_dir, tmp_path / "upgraded"))
+    plugin = upgraded / "echo" / "plugin.py"
+    source = plugin.read_text()
+    plugin.write_text(
+        source.replace('plugin_id = "echo"\n', 'plugin_id = "echo"\n    state_version = 2\n', 1)
+    )
+    assert plugin.read_text() != source
+
+    with (
+        start_server(checkpointer=checkpointer, plugins_dir=upgraded) as address,
+        RuntimeClient(address, agent="echo", session_id=client.session_id) as again,
+    ):
+        first = again.receive()  # a redraw would start with createSurface
+        assert (first["type"], first["payload"]) == ("server.agent.thinking", {"thinking": True})
+        frames = again.receive_turn()
+
+    assert [f["payload"]["text"] for f in frames if f["type"] == "server.voice.say"] == [
+        "welcome turn 1"
+    ]
+    assert "stored with state_version 1, the plugin is now at 2" in caplog.text
 
 
 def test_the_memory_checkpointer_forgets_on_restart(start_server: Any) -> None:
