@@ -62,10 +62,6 @@ class Bench:
         options = ImportOptions(src=str(self.agent), plugin_id=example, design_options=OFFLINE)
         import_agent(options, root=self.repo)
         commit(self.repo, f"import {example}")
-        # A local clone keeps a never-packed checkout's objects loose (1,000+ here), and Copier
-        # clones the repository for each of its renders: packed, as a clone from a Git server
-        # arrives, the same update takes about half the time. Measure the user's case.
-        git(self.repo, "gc", "--quiet")
         self.graph = self.agent / example / "graph.py"
         self.runs = 0
 

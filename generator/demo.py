@@ -63,11 +63,13 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
 def clone_repository(root: Path, dest: Path) -> Path:
     """A clone of the repository's committed state (Copier renders the committed template).
 
-    Not ``--local``: that makes git fail instead of copying when ``dest`` is on another
-    filesystem (a tmpfs ``/tmp``); a plain local clone hardlinks when it can and copies otherwise.
+    ``--no-local`` goes through git's pack transport: the clone arrives packed, as one from a Git
+    server does (a local clone keeps a never-packed checkout's objects loose, and Copier's own
+    clones of the scratch repository then cost several times more), and it never hardlinks, so
+    ``dest`` may be on another filesystem (a tmpfs ``/tmp``).
     """
     done = subprocess.run(
-        ["git", "clone", "--quiet", str(root), str(dest)],
+        ["git", "clone", "--quiet", "--no-local", str(root), str(dest)],
         capture_output=True,
         text=True,
         check=False,

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator import gitops
 from generator.errors import AgentImportError
 from generator.models import Source
 
@@ -105,7 +106,7 @@ def fetch(
     if not folder.is_dir():
         raise AgentImportError(f"{src}: no such folder (give a local folder or a git URL)")
     folder = folder.resolve()
-    toplevel = _git(folder, "rev-parse", "--show-toplevel")
+    toplevel = gitops.query(folder, "rev-parse", "--show-toplevel")
     if ref is not None:
         if toplevel is None:
             raise AgentImportError(f"{src}: --ref needs a git repository, and this folder is not")
@@ -113,8 +114,8 @@ def fetch(
         source = _clone(top.as_uri(), src, ref, limits, workspace)
         inner = Path(source.path) / folder.relative_to(top)
         return source.model_copy(update={"path": str(inner), "is_remote": False})
-    commit = _git(folder, "rev-parse", "HEAD") if toplevel else None
-    status = _git(folder, "status", "--porcelain", "--", ".") if commit else None
+    commit = gitops.query(folder, "rev-parse", "HEAD") if toplevel else None
+    status = gitops.query(folder, "status", "--porcelain", "--", ".") if commit else None
     return Source(url=src, path=str(folder), commit=commit, dirty=bool(status))
 
 
@@ -149,7 +150,7 @@ def _clone(url: str, shown: str, ref: str | None, limits: FetchLimits, ws: Works
             if failure is not None:
                 raise _fetch_error(failure.replace(url, shown), shown, ref)
         _check_size(dest, limits, shown)
-        commit = _git(dest, "rev-parse", "HEAD")
+        commit = gitops.query(dest, "rev-parse", "HEAD")
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
@@ -233,22 +234,6 @@ def _size(folder: Path) -> int:
             except OSError:
                 continue
     return total
-
-
-def _git(folder: Path, *args: str) -> str | None:
-    """Output of a quick read-only git query in ``folder``, or None if it is not a repo."""
-    try:
-        done = subprocess.run(
-            [*_GIT, "-C", str(folder), *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env=_git_env(),
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def _git_env() -> dict[str, str]:

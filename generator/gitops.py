@@ -1,8 +1,9 @@
-"""The few git operations an update or an import needs, each one ``git`` subprocess.
+"""The few git operations fetch, import and update need, each one ``git`` subprocess.
 
-Paths are given relative to the repository root or absolute; a failing git command raises an
-``AgentImportError`` with git's own last line, so the CLI prints one clear line. Hooks are not
-disabled: a repository's pre-commit hooks check the commit ``--branch`` makes like any other.
+Paths are given relative to the repository root or absolute. ``git`` raises an
+``AgentImportError`` with git's own last line, so the CLI prints one clear line; ``query`` is for
+read-only questions whose failure is an answer ("not a repository", "no such commit"). Hooks are
+not disabled: a repository's pre-commit hooks check the commit ``--branch`` makes like any other.
 """
 
 from __future__ import annotations
@@ -31,6 +32,28 @@ def git(root: Path, *args: str, stdin: str | None = None) -> str:
         lines = (done.stderr or done.stdout).strip().splitlines()
         raise AgentImportError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
     return done.stdout.rstrip()
+
+
+def query(root: Path, *args: str) -> str | None:
+    """Stdout of a quick read-only ``git -C root ARGS``, or ``None`` if git failed or hung."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **_ENV},
+            stdin=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def resolve_commit(root: Path, ref: str) -> str | None:
+    """The full sha ``ref`` (an abbreviated sha, a branch, ...) names, if it is a commit."""
+    return query(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
 
 
 def changed_files(root: Path, folder: Path) -> list[str]:

@@ -15,13 +15,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator import gitops
 from generator.config import ProjectConfig
 from generator.design import Design
 from generator.design.models import STATE_KEY
@@ -94,14 +94,14 @@ def find_template(root: Path) -> Template:
     if not (root / TEMPLATE_CONFIG).is_file() or not (root / TEMPLATE_FOLDER).is_dir():
         raise AgentImportError(f"{root} has no {TEMPLATE_CONFIG} and {TEMPLATE_FOLDER}/")
     paths = ["--", TEMPLATE_CONFIG, TEMPLATE_FOLDER]
-    commit = _git(root, "log", "-1", "--format=%H", *paths)
+    commit = gitops.query(root, "log", "-1", "--format=%H", *paths)
     if not commit:
         raise AgentImportError(
             f"{TEMPLATE_CONFIG} and {TEMPLATE_FOLDER}/ are not committed in {root}: "
             "Copier renders the template from git, so commit it first"
         )
     return Template(
-        root=root, commit=commit, dirty=bool(_git(root, "status", "--porcelain", *paths))
+        root=root, commit=commit, dirty=bool(gitops.query(root, "status", "--porcelain", *paths))
     )
 
 
@@ -212,7 +212,7 @@ def _check_answers_file(dest: Path, template: Template) -> None:
     ``copier update`` will resolve them; otherwise every later update would fail."""
     answers = read_answers(dest)
     src_path, commit = str(answers.get("_src_path", "")), str(answers.get("_commit", ""))
-    resolved = _git(template.root, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
+    resolved = gitops.resolve_commit(template.root, commit)
     if not (template.root / src_path / TEMPLATE_CONFIG).is_file() or resolved != template.commit:
         raise AgentImportError(
             f"{ANSWERS_FILE} records _src_path={src_path!r} _commit={commit!r}, "
@@ -225,10 +225,3 @@ def _graph(inspection: Inspection, graph_id: str) -> Graph:
         if graph.graph_id == graph_id:
             return graph
     raise AgentImportError(f"the inspection has no graph {graph_id!r}")
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() if done.returncode == 0 else ""

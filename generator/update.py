@@ -558,10 +558,7 @@ def _location(url: str, root: Path) -> str:
 def _template_commit(recorded: dict[str, Any], root: Path) -> str:
     """The template commit the plugin was last rendered from (Copier records it abbreviated)."""
     commit = str(recorded.get("_commit", ""))
-    try:
-        return gitops.git(root, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}")
-    except AgentImportError:
-        return commit
+    return gitops.resolve_commit(root, commit) or commit
 
 
 def _parse_screen(text: str, file: str) -> dict[str, Any]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from plugin_repo import write_files
 
 from generator.inspect import inspect_source
 from generator.models import Inspection, Source
@@ -38,22 +38,13 @@ graph = builder.compile()
 MINIMAL_CONFIG = '{"dependencies": ["."], "graphs": {"agent": "./agent.py:graph"}}'
 
 
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (path -> text, dedented) under ``root``; return ``root``."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def make_project(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     """A factory: files -> a project folder in tmp (a new folder per call)."""
     counter = iter(range(1000))
 
     def make(files: dict[str, str]) -> Path:
-        return write_tree(tmp_path / f"project{next(counter)}", files)
+        return write_files(tmp_path / f"project{next(counter)}", files)
 
     return make
 
@@ -97,7 +88,7 @@ class GitRepo:
         return done.stdout.strip()
 
     def commit(self, files: dict[str, str], message: str = "change") -> str:
-        write_tree(self.path, files)
+        write_files(self.path, files)
         self.git("add", "--all")
         self.git("commit", "--quiet", "-m", message)
         return self.git("rev-parse", "HEAD")

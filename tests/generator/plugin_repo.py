@@ -37,6 +37,7 @@ def git(path: Path, *args: str) -> str:
 
 
 def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (path -> text, dedented) under ``root``; return ``root``."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
