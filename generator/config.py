@@ -130,13 +130,14 @@ def _locate(root: Path, config: str | None) -> Path:
         if not path.is_file():
             raise AgentImportError(f"--config {config}: no such file in the source tree")
         return path
+    at_root = root / CONFIG_NAME
+    if at_root.is_symlink() or at_root.is_file():  # the root's config wins: no need to walk
+        return within(root, CONFIG_NAME, what=CONFIG_NAME)
     found = sorted(_find_configs(root), key=lambda p: (len(p.parts), p))
     if not found:
         raise AgentImportError(
             f"no {CONFIG_NAME} found in the source: a LangGraph project declares its graphs there"
         )
-    if found[0].parent == root:
-        return within(root, CONFIG_NAME, what=CONFIG_NAME)
     if len(found) > 1:
         listed = ", ".join(relative(root, p) for p in found)
         raise AgentImportError(

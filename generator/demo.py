@@ -17,7 +17,7 @@ from typing import TextIO
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
 from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
-from generator.steps import Step
+from generator.steps import Step, progress_line
 from runtime.demo import Click, Printer, Say, converse
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
@@ -81,4 +81,4 @@ def clone_repository(root: Path, dest: Path) -> Path:
 
 
 def _progress(out: TextIO, step: Step) -> None:
-    out.write(f"    {step.name:<13}{step.seconds:6.2f} s  {step.summary}\n")
+    out.write(f"    {progress_line(step)}\n")

@@ -14,10 +14,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
-from generator.config import load_config
 from generator.deps import DependencyReport, check_dependencies, env_python, install_approved
 from generator.design import Design, DesignOptions, design, load_design
 from generator.design.designer import check_plugin_id
+from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
@@ -126,12 +126,10 @@ def import_agent(
             note.append(designed(screens))
         with step("render") as note:
             strategy = check_strategy(options.strategy, inspection, screens.graph_id)
-            project = load_config(Path(source.path), config=options.config, graph=screens.graph_id)
             dependencies = check_dependencies(inspection.dependencies)
             answers = plugin_answers(
                 screens,
                 inspection,
-                project,
                 strategy=strategy,
                 requirements=dependencies.lines(),
             )
@@ -208,7 +206,7 @@ def design_screens(
 
 def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str) -> Strategy:
     """The asked strategy, else the inspector's; an agent that cannot be loaded must be ported."""
-    graph = next(g for g in inspection.graphs if g.graph_id == graph_id)
+    graph = select_graph(inspection, graph_id)
     strategy = asked or graph.strategy
     if strategy != "port" and graph.export_kind == "unresolvable":
         why = graph.export_reason or "its export cannot be resolved statically"

@@ -102,6 +102,7 @@ class Graph(Model):
     """
 
     graph_id: str
+    spec: str = Field(default="", description="The entry as written in langgraph.json.")
     description: str | None = Field(default=None, description="From langgraph.json, if any.")
     file: str = Field(description="Graph file, relative to the langgraph.json folder.")
     export: str = Field(description="The exported variable or function name.")
@@ -139,6 +140,10 @@ class Inspection(Model):
     python_version: str | None = None
     env: str | dict[str, str] | None = Field(
         default=None, description="A .env path, or variable names (values are never copied)."
+    )
+    import_roots: list[str] = Field(
+        default_factory=list,
+        description="Folders the agent's imports resolve from (sys.path), relative to the root.",
     )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)

@@ -22,8 +22,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
-from generator.config import ProjectConfig
 from generator.design import Design
+from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection, Strategy
@@ -108,14 +108,12 @@ def find_template(root: Path) -> Template:
 def plugin_answers(
     design: Design,
     inspection: Inspection,
-    config: ProjectConfig,
     *,
     strategy: Strategy,
     requirements: list[str],
 ) -> PluginAnswers:
     """The template's answers for ``design`` of the graph ``design.graph_id``."""
-    graph = _graph(inspection, design.graph_id)
-    spec = next(g for g in config.graphs if g.graph_id == design.graph_id)
+    graph = select_graph(inspection, design.graph_id)
     source = inspection.source
     return PluginAnswers(
         plugin_id=design.plugin_id,
@@ -128,9 +126,9 @@ def plugin_answers(
         source_dirty=source.dirty,
         config_file=inspection.config_file,
         graph_id=graph.graph_id,
-        graph_spec=spec.spec,
+        graph_spec=graph.spec,
         export_kind=graph.export_kind,
-        python_paths=config.import_roots,
+        python_paths=inspection.import_roots,
         input_field=design.input_field,
         output_field=design.output_field,
         result_fields=sorted(design.initial_domain_state.get(STATE_KEY) or {}),
@@ -218,10 +216,3 @@ def _check_answers_file(dest: Path, template: Template) -> None:
             f"{ANSWERS_FILE} records _src_path={src_path!r} _commit={commit!r}, "
             f"which do not resolve to the template at {template.commit[:12]}"
         )
-
-
-def _graph(inspection: Inspection, graph_id: str) -> Graph:
-    for graph in inspection.graphs:
-        if graph.graph_id == graph_id:
-            return graph
-    raise AgentImportError(f"the inspection has no graph {graph_id!r}")

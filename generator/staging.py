@@ -37,7 +37,6 @@ class Staging:
         parent = None if dry_run else plugins_dir
         self._scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX + plugin_id + "-", dir=parent))
         self.folder = self._scratch / plugin_id
-        self.committed = False
 
     def commit(self) -> Path:
         """Move the staged plugin into place, replacing an existing one; return its folder."""
@@ -51,7 +50,6 @@ class Staging:
             if replacing:
                 os.rename(backup, self.target)
             raise AgentImportError(f"could not move the plugin into {self.target}: {exc}") from None
-        self.committed = True
         return self.target
 
     def close(self) -> None:

@@ -56,9 +56,14 @@ class Steps:
                 self._progress(self.done[-1])
 
 
+def progress_line(step: Step) -> str:
+    """One aligned line for a finished step: name, seconds, what it found."""
+    return f"{step.name:<13}{step.seconds:6.2f} s  {step.summary}"
+
+
 def to_stderr(step: Step) -> None:
-    """The command line's ``Progress``: one aligned line per finished step, on stderr."""
-    print(f"  {step.name:<13}{step.seconds:6.2f} s  {step.summary}", file=sys.stderr, flush=True)
+    """The command line's ``Progress``: one line per finished step, on stderr."""
+    print(f"  {progress_line(step)}", file=sys.stderr, flush=True)
 
 
 def inspected(inspection: Inspection) -> str:

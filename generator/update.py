@@ -32,10 +32,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
-from generator.config import load_config
 from generator.deps import check_dependencies, env_python
 from generator.design import Design, DesignOptions, Provenance
 from generator.design.designer import check_plugin_id
+from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
 from generator.importer import PLUGINS_FOLDER, check_strategy, design_screens
@@ -291,7 +291,7 @@ def _agent_plan(
     with step("inspect") as note:
         inspection = inspect_source(source, config=old.config_file, graph=old.graph_id)
         note.append(inspected(inspection))
-    graph = next(g for g in inspection.graphs if g.graph_id == old.graph_id)
+    graph = select_graph(inspection, old.graph_id)
     shape = _shape_changes(old.agent_shape, agent_shape(graph))
     with step("design") as note:
         if shape:
@@ -306,7 +306,7 @@ def _agent_plan(
         else:
             design = _recorded_design(old)
             note.append("state fields and nodes unchanged: screens kept")
-    new = _new_answers(old, design, inspection, Path(source.path))
+    new = _new_answers(old, design, inspection)
     vendored = workspace.folder("src-") / SOURCE_FOLDER
     vendor(source, vendored, max_bytes=options.limits.max_bytes)
     previous = _template_commit(recorded, root)
@@ -508,15 +508,11 @@ def _recorded_design(old: PluginAnswers) -> Design:
         ) from None
 
 
-def _new_answers(
-    old: PluginAnswers, design: Design, inspection: Inspection, source: Path
-) -> PluginAnswers:
+def _new_answers(old: PluginAnswers, design: Design, inspection: Inspection) -> PluginAnswers:
     """The answers for the new inspection, with the recorded strategy and source location."""
-    project = load_config(source, config=old.config_file, graph=old.graph_id)
     answers = plugin_answers(
         design,
         inspection,
-        project,
         strategy=check_strategy(old.strategy, inspection, old.graph_id),
         requirements=check_dependencies(inspection.dependencies).lines(),
     )

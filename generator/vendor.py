@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator import gitops
 from generator.errors import AgentImportError
 from generator.fetch import MB, FetchLimits
 from generator.models import Source
@@ -105,15 +105,12 @@ def _listed_files(root: Path) -> list[str]:
 
 
 def _git_files(root: Path) -> list[str] | None:
-    done = subprocess.run(
-        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
+    listed = gitops.query(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if listed is None:
         return None
-    names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
-    return sorted({name for name in names if name and not name.endswith(_SKIP_SUFFIXES)})
+    return sorted(
+        {name for name in listed.split("\0") if name and not name.endswith(_SKIP_SUFFIXES)}
+    )
 
 
 def _is_licence(name: str) -> bool:
@@ -127,13 +124,8 @@ def _own_licence(relatives: list[str]) -> str | None:
 
 def _repository_licence(root: Path) -> Path | None:
     """The licence at the top of the git repository ``root`` is a sub-folder of, if any."""
-    done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    top = Path(done.stdout.strip()).resolve() if done.returncode == 0 else root
+    toplevel = gitops.query(root, "rev-parse", "--show-toplevel")
+    top = Path(toplevel).resolve() if toplevel else root
     if top == root:
         return None
     found = sorted(p for p in top.iterdir() if p.is_file() and _is_licence(p.name))

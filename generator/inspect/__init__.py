@@ -46,6 +46,7 @@ def inspect_source(
         config_extra_keys=project_config.extra_keys,
         python_version=project_config.python_version,
         env=project_config.env,
+        import_roots=project_config.import_roots,
         graphs=graphs,
         dependencies=dependencies(project, project_config),
         readme_excerpt=readme_excerpt(project, root / project_config.folder),

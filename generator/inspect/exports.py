@@ -51,7 +51,8 @@ def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
         value = interp.lookup(scope, spec.export)
     else:
         value = Unknown(f"{spec.export!r} is not defined at the top level of {spec.file}")
-    known: dict[str, Any] = {"graph_id": spec.graph_id, "description": spec.description}
+    known: dict[str, Any] = {"graph_id": spec.graph_id, "spec": spec.spec}
+    known |= {"description": spec.description}
     known |= {"file": spec.file, "export": spec.export}
     if isinstance(value, Function):
         signature = FactorySignature(
