@@ -142,9 +142,7 @@ def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def demo_command(args: argparse.Namespace, settings: Settings) -> int:
-    return run_demo(
-        args.agent, text_mode=args.text, plugins_dir=settings.plugins_dir, out=sys.stdout
-    )
+    return run_demo(args.agent, text_mode=args.text, settings=settings, out=sys.stdout)
 
 
 if __name__ == "__main__":

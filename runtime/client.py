@@ -179,13 +179,17 @@ def _pointer_parts(path: str) -> list[str]:
 
 def _get_pointer(data: Any, path: str) -> Any:
     for part in _pointer_parts(path):
-        if isinstance(data, list) and part.isdigit() and int(part) < len(data):
-            data = data[int(part)]
-        elif isinstance(data, dict) and part in data:
-            data = data[part]
-        else:
-            return None
+        data = _child(data, part)
     return data
+
+
+def _child(node: Any, part: str) -> Any:
+    """One step down: ``part`` is an already unescaped key or index."""
+    if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        return node[int(part)]
+    if isinstance(node, dict):
+        return node.get(part)
+    return None
 
 
 def _set_pointer(data: Any, path: str, value: Any) -> Any:
@@ -196,7 +200,7 @@ def _set_pointer(data: Any, path: str, value: Any) -> Any:
     root = data if isinstance(data, dict | list) else {}
     node = root
     for part in parents:
-        child = _get_pointer(node, part)
+        child = _child(node, part)
         if not isinstance(child, dict | list):
             child = {}
             _put(node, part, child)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 from websockets.exceptions import ConnectionClosed
@@ -55,14 +54,15 @@ class DemoFailed(Exception):
 
 
 def run_demo(
-    agent: str, *, text_mode: bool = False, plugins_dir: Path | None = None, out: TextIO
+    agent: str, *, text_mode: bool = False, settings: Settings | None = None, out: TextIO
 ) -> int:
-    """Play ``agent``'s script against a fresh server; 0 when every turn went through cleanly."""
+    """Play ``agent``'s script against a fresh server on a free port; 0 when every turn went
+    through cleanly. ``settings`` (plugins folder, log level, ...) default to quiet ones."""
     script = SCRIPTS.get(agent)
     if script is None:
         out.write(f"demo: no script for agent {agent!r}; scripts exist for {sorted(SCRIPTS)}\n")
         return 2
-    settings = Settings(port=0, plugins_dir=plugins_dir, log_level="WARNING")
+    settings = (settings or Settings(log_level="WARNING")).model_copy(update={"port": 0})
     printer = Printer(out)
     with serve_in_thread(create_app(settings), settings) as address:
         converse(address, agent, script, printer, text_mode=text_mode)

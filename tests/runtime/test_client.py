@@ -59,3 +59,12 @@ def test_data_model_updates_replace_set_and_remove() -> None:
     assert surface.data == {}
     surface.apply("updateDataModel", {"path": "/", "value": {"x": 1}})
     assert surface.data == {"x": 1}
+
+
+def test_escaped_keys_keep_their_siblings() -> None:
+    """``~1`` is a ``/`` inside one key (RFC 6901): setting below it must not split it again."""
+    surface = Surface("s")
+    surface.apply("updateDataModel", {"value": {"a/b": {"x": 1}, "c~d": {"y": 1}}})
+    surface.apply("updateDataModel", {"path": "/a~1b/y", "value": 2})
+    surface.apply("updateDataModel", {"path": "/c~0d/z", "value": 3})
+    assert surface.data == {"a/b": {"x": 1, "y": 2}, "c~d": {"y": 1, "z": 3}}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,3 +116,15 @@ def test_run_demo_refuses_an_agent_without_a_script() -> None:
     assert out.getvalue() == (
         "demo: no script for agent 'nobody'; scripts exist for ['lost_card', 'mortgage']\n"
     )
+
+
+def test_the_demo_honours_the_log_level() -> None:
+    """The demo's server runs with the CLI's settings, uvicorn's loggers included."""
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.cli", "demo", "--log-level", "DEBUG"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert "DEBUG   uvicorn.error: > TEXT" in done.stderr  # the server's own frame log
