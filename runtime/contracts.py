@@ -4,15 +4,16 @@ Three shapes cross a boundary here:
 
 * ``CommonState`` is the LangGraph state every plugin graph runs on. A plugin keeps its own fields
   under ``state["domain"][plugin_id]`` so two plugins never collide.
-* ``ServerEvent`` is what a graph node appends to ``outbox``; the runtime delivers the outbox to the
-  client after the run (see ``runtime.outbox``).
-* ``Envelope`` is the JSON frame on the WebSocket, in both directions.
+* ``ServerEventDict`` (built by ``event()``) is what a graph node appends to ``outbox``; the
+  runtime delivers the outbox to the client after the run (see ``runtime.outbox``).
+* ``Envelope`` is a client's JSON frame on the WebSocket (``runtime.wire`` parses it, and writes
+  the server's frames in the same shape).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict, get_args
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -20,14 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Mode = Literal["voice", "text"]
 
-SERVER_EVENT_TYPES = (
-    "server.a2ui.patch",
-    "server.voice.say",
-    "server.transcript.final",
-    "server.agent.thinking",
-    "server.error",
-    "server.audit.event",
-)
 ServerEventType = Literal[
     "server.a2ui.patch",
     "server.voice.say",
@@ -36,11 +29,7 @@ ServerEventType = Literal[
     "server.error",
     "server.audit.event",
 ]
-ClientMessageType = Literal[
-    "client.transcript.final",
-    "client.ui.action",
-    "client.mode.update",
-]
+SERVER_EVENT_TYPES: tuple[str, ...] = get_args(ServerEventType)
 
 
 class ServerEventDict(TypedDict):
@@ -80,15 +69,6 @@ class CommonState(TypedDict, total=False):
     meta: dict[str, Any]
     domain: dict[str, dict[str, Any]]
     state_version: int
-
-
-class ServerEvent(BaseModel):
-    """One event the runtime sends to a client."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    type: ServerEventType
-    payload: dict[str, Any] = Field(default_factory=dict)
 
 
 class Envelope(BaseModel):

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from runtime.a2ui import create_surface_message
+from runtime.a2ui.models import PROTOCOL_VERSION
 from runtime.contracts import Mode, ServerEventDict, event
 
 AUDIT: Final = "server.audit.event"
 VOICE: Final = "server.voice.say"
 PATCH: Final = "server.a2ui.patch"
-A2UI_VERSION: Final = "v0.9"
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def resume_events(ui: Any) -> list[ServerEventDict]:
         for messages in ui.values()
         if isinstance(messages, list)
         for message in messages
-        if isinstance(message, dict) and message.get("version") == A2UI_VERSION
+        if isinstance(message, dict) and message.get("version") == PROTOCOL_VERSION
     ]
 
 

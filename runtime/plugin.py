@@ -9,17 +9,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.contracts import CommonState, Mode
-from runtime.ids import PLUGIN_ID_PATTERN
-
-__all__ = ["PLUGIN_ID_PATTERN", "Capabilities", "PluginBase"]
-
-ALL_MODES: tuple[Mode, ...] = ("voice", "text")
 
 
 class Capabilities(BaseModel):
@@ -30,7 +25,7 @@ class Capabilities(BaseModel):
     title: str
     description: str = ""
     actions: list[str] = Field(default_factory=list, description="Namespaced action ids.")
-    modes: list[Mode] = Field(default_factory=lambda: list(ALL_MODES))
+    modes: list[Mode] = Field(default_factory=lambda: list(get_args(Mode)))
     screens: list[str] = Field(default_factory=list)
 
 

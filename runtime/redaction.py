@@ -75,8 +75,8 @@ def redact_record(record: logging.LogRecord) -> None:
     except (TypeError, ValueError):  # a bad format call: keep what it said, without the digits
         message = f"{record.msg} {record.args!r}"
         record.msg, record.args = message, ()
-    if redact_card_numbers(message) != message:
-        record.msg, record.args = redact_card_numbers(message), ()
+    if (redacted := redact_card_numbers(message)) != message:
+        record.msg, record.args = redacted, ()
     for name, value in list(vars(record).items()):
         if name not in _RECORD_ATTRIBUTES and isinstance(value, str):
             setattr(record, name, redact_card_numbers(value))

@@ -93,15 +93,19 @@ class Session:
         async with self.lock:
             snapshot = await asyncio.to_thread(graph.get_state, self.config)
             values = snapshot.values
+            if values and self.plugin.plugin_id not in (values.get("domain") or {}):
+                reason = f"session {self.session_id} belongs to another agent"
+                await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(reason))
+                return
             if values and self._stale(values):
                 await asyncio.to_thread(
                     self.context.registry.checkpointer.delete_thread, self.session_id
                 )
                 values = {}
-            if not values:
-                await self.turn(graph, {**self.plugin.create_initial_state(), "mode": self.mode})
-            elif not await self.resume(graph, values):
-                return
+            if values:
+                await self.resume(graph, values)
+            else:
+                await self.turn(graph, dict(self.plugin.create_initial_state()))
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -118,8 +122,6 @@ class Session:
     def _stale(self, values: dict[str, Any]) -> bool:
         """True when the stored session has this plugin's state in an older (or newer) shape."""
         stored = values.get("state_version")
-        if self.plugin.plugin_id not in (values.get("domain") or {}):
-            return False  # another agent's session: ``resume`` refuses it
         if stored == self.plugin.state_version:
             return False
         logger.warning(
@@ -132,12 +134,8 @@ class Session:
         )
         return True
 
-    async def resume(self, graph: Graph, values: dict[str, Any]) -> bool:
-        """Redraw a checkpointed session; ``False`` (and close) if it is another agent's."""
-        if self.plugin.plugin_id not in (values.get("domain") or {}):
-            reason = f"session {self.session_id} belongs to another agent"
-            await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(reason))
-            return False
+    async def resume(self, graph: Graph, values: dict[str, Any]) -> None:
+        """Redraw a checkpointed session of this plugin."""
         self.mode = self.requested_mode or values.get("mode", "voice")
         self.device = values.get("device", self.device)
         logger.info("resuming session %s of agent %r", self.session_id, self.plugin.plugin_id)
@@ -146,7 +144,6 @@ class Session:
             await self.deliver(prepare(events, mode=self.mode, surfaces=self.surfaces))
         else:
             await self.turn(graph, {"transcript": "", "pendingAction": None})
-        return True
 
     async def handle(self, graph: Graph, text: str) -> None:
         """Answer one client frame: a turn, a mode change, or a ``server.error``."""

@@ -13,8 +13,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-#: At most this many words are spoken (the house rule is "under 40").
-MAX_SPOKEN_WORDS = 39
+from runtime.a2ui.validate import MAX_VOICE_WORDS
+
+#: At most this many words are spoken: the house rule is "under MAX_VOICE_WORDS".
+MAX_SPOKEN_WORDS = MAX_VOICE_WORDS - 1
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _MARKUP = re.compile(r"[*_`#>|]+|^\s*(?:[-+]|\d+[.)])\s+", re.MULTILINE)

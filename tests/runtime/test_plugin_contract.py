@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.a2ui import validate_components, validate_message
+from runtime.a2ui import load_screens, validate_components, validate_message
 from runtime.contracts import SERVER_EVENT_TYPES, CommonState
 from runtime.discovery import discover
-from runtime.ids import PLUGIN_ID_PATTERN
 from runtime.observability import run_config
 
 REGISTRY = discover()
@@ -24,13 +23,24 @@ def test_every_plugin_folder_loads() -> None:
 @pytest.mark.parametrize("plugin_id", sorted(REGISTRY.plugins))
 def test_identity_and_initial_state(plugin_id: str) -> None:
     plugin = REGISTRY.plugins[plugin_id]
-    assert PLUGIN_ID_PATTERN.fullmatch(plugin.plugin_id)
     assert plugin.title
     state = plugin.create_initial_state()
     assert set(state) == set(CommonState.__annotations__)
     assert plugin_id in state["domain"]
     assert state["state_version"] == plugin.state_version
-    assert all(a.startswith(f"{plugin_id}.") for a in plugin.capabilities().actions)
+
+
+@pytest.mark.parametrize("plugin_id", sorted(REGISTRY.plugins))
+def test_screens_only_send_declared_actions(plugin_id: str) -> None:
+    """A button whose action the plugin does not declare would be refused on every click."""
+    plugin = REGISTRY.plugins[plugin_id]
+    sent = {
+        component["action"]["event"]["name"]
+        for screen in load_screens(plugin.folder / "screens", plugin_id=plugin_id).values()
+        for component in screen.components
+        if "action" in component
+    }
+    assert sent <= set(plugin.capabilities().actions)
 
 
 @pytest.mark.parametrize("plugin_id", sorted(REGISTRY.plugins))
