@@ -114,7 +114,7 @@ def load_config(
         folder=relative(root, folder) if folder != root else "",
         graphs=graphs,
         dependencies=parsed.dependencies,
-        import_roots=[relative(root, r) or "." for r in roots],
+        import_roots=[relative(root, r) for r in roots],
         extra_keys=parsed.extra_keys,
         python_version=parsed.python_version,
         env=_redacted_env(parsed.env),
@@ -245,7 +245,7 @@ def _resolve(
             raise AgentImportError(f"graph {gid!r}: {target!r} is not a module name", file=rel)
         found = find_module(root, roots, target)
         if found is None or found.is_dir():
-            looked = ", ".join(relative(root, r) or "." for r in roots)
+            looked = ", ".join(relative(root, r) for r in roots)
             raise AgentImportError(
                 f"graph {gid!r}: cannot find module {target} (looked in {looked})", file=rel
             )

@@ -137,6 +137,7 @@ def import_agent(
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
             note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
+            note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
         with step("dependencies") as note:

@@ -31,7 +31,7 @@ class Model(BaseModel):
 class Source(Model):
     """Where the agent came from, pinned to a commit when it is a git repository."""
 
-    url: str = Field(description="The URL or path the user gave.")
+    url: str = Field(description="The URL or path the user gave, any password replaced by ***.")
     path: str = Field(description="The local folder the agent was read from.")
     ref: str | None = None
     commit: str | None = Field(default=None, description="Resolved commit sha, if a git repo.")

@@ -3,10 +3,11 @@
 Handles TypedDict, dataclasses (``field(default_factory=...)``, ``kw_only=True``), pydantic
 models and ``MessagesState``, wherever they are defined in the repository, and follows
 inheritance chains base-first. A field's reducer is the last ``Annotated`` metadata item when it
-is a name (``add_messages``, ``operator.add``, ``add``, a custom function), also behind a type
-alias; other metadata (``{"description": ...}``, ``Field(...)``) is not a reducer, as in
-LangGraph. Library states other than ``MessagesState`` cannot be read from the repository: they
-are reported as ``library`` with the one field every one of them has, ``messages``, and a warning.
+is a name (``add_messages``, ``operator.add``, ``add``, a custom function) or a lambda, also
+behind a type alias; other metadata (``{"description": ...}``, ``Field(...)``) is not a reducer,
+as in LangGraph. Library states other than ``MessagesState`` cannot be read from the repository:
+they are reported as ``library`` with the one field every one of them has, ``messages``, and a
+warning.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def _own_fields(interp: Interpreter, cls: Class) -> list[StateField]:
 def _reducer(
     interp: Interpreter, annotation: cst.BaseExpression, scope: Scope, module: Module, depth: int
 ) -> str | None:
-    """LangGraph's rule: the last ``Annotated`` metadata item, when it is a callable name."""
+    """LangGraph's rule: the last ``Annotated`` metadata item, when it is a name or a lambda."""
     if depth > 4:
         return None
     if isinstance(annotation, cst.Subscript):
@@ -170,11 +171,9 @@ def _reducer(
                 return _reducer(interp, inner.value, scope, module, depth + 1)
         if leaf == "Annotated" and len(annotation.slice) > 1:
             last = annotation.slice[-1].slice
-            if isinstance(last, cst.Index):
-                if isinstance(last.value, cst.Name | cst.Attribute):
-                    return module.code(last.value)
-                if isinstance(last.value, cst.Lambda):
-                    return module.code(last.value)
+            reducer_forms = cst.Name | cst.Attribute | cst.Lambda
+            if isinstance(last, cst.Index) and isinstance(last.value, reducer_forms):
+                return module.code(last.value)
         return None
     if isinstance(annotation, cst.Name | cst.Attribute):  # a type alias
         alias = interp.eval(annotation, scope)
