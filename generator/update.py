@@ -56,6 +56,7 @@ from generator.validate import Report, validate
 from generator.vendor import SOURCE_FOLDER, vendor
 from runtime.a2ui import InvalidScreenError, load_screens
 from runtime.a2ui.validate import ValidationIssue
+from runtime.ids import is_plugin_folder
 
 SCREENS_FOLDER = "screens"
 #: What ``copier update`` leaves to ``screen_merge`` (relative to the plugin folder).
@@ -171,7 +172,9 @@ def plugin_folder(root: Path, plugin_id: str) -> Path:
     plugins = root / PLUGINS_FOLDER
     folder = plugins / plugin_id
     if not folder.is_dir():
-        known = ", ".join(p.name for p in sorted(plugins.iterdir()) if _is_plugin(p)) or "none"
+        known = (
+            ", ".join(p.name for p in sorted(plugins.iterdir()) if is_plugin_folder(p)) or "none"
+        )
         raise AgentImportError(f"unknown plugin {plugin_id!r} (plugins: {known})")
     if not (folder / ANSWERS_FILE).is_file():
         raise AgentImportError(
@@ -307,9 +310,12 @@ def _agent_plan(
             design = _recorded_design(old)
             note.append("state fields and nodes unchanged: screens kept")
     new = _new_answers(old, design, inspection)
-    vendored = workspace.folder("src-") / SOURCE_FOLDER
-    vendor(source, vendored, max_bytes=options.limits.max_bytes)
     previous = _template_commit(recorded, root)
+    up_to_date = new == old and previous == template.commit and not source.dirty
+    vendored = None
+    if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
+        vendored = workspace.folder("src-") / SOURCE_FOLDER
+        vendor(source, vendored, max_bytes=options.limits.max_bytes)
     redesigned = sorted(n for n in new.screens if new.screens[n] != old.screens.get(n))
     changes = Changes(
         source=_source_label(new.source_url, new.source_ref),
@@ -327,7 +333,7 @@ def _agent_plan(
         new_screens=new.screens,
         vendored=vendored,
         changes=changes,
-        up_to_date=new == old and previous == template.commit and not source.dirty,
+        up_to_date=up_to_date,
     )
 
 
@@ -595,7 +601,3 @@ def _listed(label: str, names: list[str]) -> str:
 def _first(files: list[str]) -> str:
     more = f" and {len(files) - 1} more" if len(files) > 1 else ""
     return files[0] + more
-
-
-def _is_plugin(folder: Path) -> bool:
-    return folder.is_dir() and not folder.name.startswith((".", "_"))

@@ -27,7 +27,7 @@ from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel, ConfigDict
 
 import runtime.plugins
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_id
+from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
 from runtime.plugin import Capabilities, PluginBase
 
 logger = logging.getLogger(__name__)
@@ -173,7 +173,5 @@ def _plugin_folders(folder: Path) -> list[str]:
 def _folders_without_init(folder: Path) -> list[str]:
     """Folders meant as plugins that ``iter_modules`` skips: reported, not silently ignored."""
     return [
-        p.name
-        for p in folder.iterdir()
-        if p.is_dir() and p.name[0] not in "._" and not (p / "__init__.py").exists()
+        p.name for p in folder.iterdir() if is_plugin_folder(p) and not (p / "__init__.py").exists()
     ]

@@ -7,9 +7,15 @@ with ``fullmatch`` (``$`` alone would accept a trailing newline).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
 ACTION_NAME_PATTERN = re.compile(rf"^({PLUGIN_ID_PATTERN.pattern[1:-1]})\.([A-Za-z][A-Za-z0-9_]*)$")
+
+
+def is_plugin_folder(path: Path) -> bool:
+    """A folder under ``plugins/`` meant as a plugin: not hidden, not private (``__pycache__``)."""
+    return path.is_dir() and not path.name.startswith((".", "_"))
 
 
 def is_plugin_id(value: str) -> bool:

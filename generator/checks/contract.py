@@ -38,7 +38,7 @@ from typing import Any
 import yaml
 
 import runtime
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_id
+from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
 
 PLUGINS_SEGMENT = "plugins"
 MANIFEST = "__init__.py"
@@ -78,7 +78,7 @@ def plugin_folders(paths: Sequence[Path]) -> list[Path]:
             continue
         index = parts.index(PLUGINS_SEGMENT)
         folder = Path(*parts[: index + 2])
-        if folder.is_dir() and not folder.name.startswith((".", "_")):
+        if is_plugin_folder(folder):
             folders[folder] = None
     return list(folders)
 

@@ -25,6 +25,7 @@ from generator.deps import env_python
 from generator.importer import PLUGINS_FOLDER, find_root
 from generator.validate import validate
 from runtime.discovery import discover
+from runtime.ids import is_plugin_folder
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.parse_args(argv)
     root = find_root(Path.cwd())
     plugins = root / PLUGINS_FOLDER
-    folders = [p for p in sorted(plugins.iterdir()) if p.is_dir() and p.name[0] not in "._"]
+    folders = [p for p in sorted(plugins.iterdir()) if is_plugin_folder(p)]
     failed: set[str] = set()
 
     print(f"contract ({len(folders)} plugins)")
