@@ -25,13 +25,17 @@ def reply(
     data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Show ``screen`` (bound to ``data``) on the plugin's surface and say ``line``."""
+    shown = show_screen(state, plugin_id, screen, data)
+    said = [event("server.voice.say", text=line), event("server.transcript.final", text=line)]
+    return {**shown, "outbox": [*shown["outbox"], *said], "messages": [AIMessage(line)]}
+
+
+def show_screen(
+    state: CommonState, plugin_id: str, screen: Screen, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Only the screen: its patches, and the copy in ``state["ui"]`` a resume redraws from."""
     patches = screen_events(plugin_id, screen, data)
     return {
-        "outbox": [
-            *patches,
-            event("server.voice.say", text=line),
-            event("server.transcript.final", text=line),
-        ],
+        "outbox": patches,
         "ui": {**(state.get("ui") or {}), plugin_id: [patch["payload"] for patch in patches]},
-        "messages": [AIMessage(line)],
     }

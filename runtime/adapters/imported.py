@@ -33,12 +33,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from pydantic_core import to_jsonable_python
 
-from runtime.a2ui import Screen, load_screens, screen_events
+from runtime.a2ui import Screen, load_screens
 from runtime.adapters.agent import AgentSpec, load_agent_spec
 from runtime.adapters.loader import graph_for_run, load_export
 from runtime.adapters.voice import answer_text, speakable
 from runtime.contracts import CommonState, ServerEventDict, event
 from runtime.plugin import PluginBase
+from runtime.reply import show_screen
 
 logger = logging.getLogger(__name__)
 
@@ -99,8 +100,7 @@ class ImportedPlugin(PluginBase):
         return "agent" if state.get("transcript", "").strip() else "welcome"
 
     def welcome(self, state: CommonState) -> dict[str, Any]:
-        screen = self.screens()["welcome"]
-        return self.show(state, "welcome", self.initial_domain_state(), voice=screen.voice_text)
+        return self.show(state, "welcome", self.initial_domain_state())
 
     def answer(self, state: CommonState, config: RunnableConfig) -> dict[str, Any]:
         domain = self.domain(state)
@@ -118,14 +118,11 @@ class ImportedPlugin(PluginBase):
                 error=f"{type(exc).__name__}: {exc}",
             )
             failed = {**domain, "answer": "", "error": ERROR_TEXT, FRESH: False}
-            voice = self.screens()["error"].voice_text
-            return self.show(state, "error", failed, voice=voice, extra=[audit])
+            return self.show(state, "error", failed, extra=[audit])
         fields = {**dict(domain.get("state") or {}), **outcome.fields}
         done = {**domain, "answer": outcome.answer, "error": "", "state": fields, FRESH: False}
         if not outcome.answer:
-            return self.show(
-                state, "collecting", done, voice=self.screens()["collecting"].voice_text
-            )
+            return self.show(state, "collecting", done)
         transcript = event("server.transcript.final", text=outcome.answer, role="agent")
         return self.show(state, "result", done, voice=speakable(outcome.answer), extra=[transcript])
 
@@ -139,18 +136,20 @@ class ImportedPlugin(PluginBase):
         name: ScreenName,
         domain: dict[str, Any],
         *,
-        voice: str,
+        voice: str | None = None,
         extra: list[ServerEventDict] | None = None,
     ) -> dict[str, Any]:
-        """The state update drawing screen ``name`` with ``domain`` as its data model."""
+        """The state update drawing screen ``name`` with ``domain`` as its data model, saying
+        ``voice`` (by default the screen's own line)."""
+        screen = self.screens()[name]
         data = {key: value for key, value in domain.items() if not key.startswith("_")}
-        patches = screen_events(self.plugin_id, self.screens()[name], data)
-        outbox = [*patches, event("server.voice.say", text=voice), *(extra or [])]
+        shown = show_screen(state, self.plugin_id, screen, data)
+        said = event("server.voice.say", text=voice or screen.voice_text)
         return {
+            **shown,
             "domain": {**(state.get("domain") or {}), self.plugin_id: domain},
-            "ui": {**(state.get("ui") or {}), self.plugin_id: [p["payload"] for p in patches]},
             "pendingAction": None,
-            "outbox": outbox,
+            "outbox": [*shown["outbox"], said, *(extra or [])],
         }
 
 
