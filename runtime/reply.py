@@ -9,12 +9,34 @@ redrawn without running a turn (see ``runtime.outbox.resume_events``), and the l
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from runtime.a2ui import Screen, screen_events
+from runtime.a2ui import Screen, load_screen, screen_events
 from runtime.contracts import CommonState, event
+
+
+@dataclass(frozen=True)
+class View:
+    """What a plugin's view decides: a screen by name, the data model it binds to, and the
+    fields its voice template (the screen's ``voice_text`` with ``{placeholders}``) is filled with.
+    """
+
+    screen: str
+    data: dict[str, Any] | None = None
+    voice: dict[str, str] = field(default_factory=dict)
+
+
+def spoken_screen(
+    screens: Path, plugin_id: str, view: View, notice: str | None = None
+) -> tuple[Screen, str]:
+    """The view's screen and its line: the voice template filled in, after a pending notice."""
+    screen = load_screen(screens / f"{view.screen}.json", plugin_id=plugin_id)
+    line = screen.voice_text.format_map(view.voice)
+    return screen, f"{notice} {line}" if notice else line
 
 
 def reply(

@@ -30,7 +30,6 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.a2ui import load_screen
 from runtime.contracts import CommonState, PendingAction, ServerEventDict, event
 from runtime.plugins.lost_card import PLUGIN_ID, views
 from runtime.plugins.lost_card.bank import Bank, CardStatus
@@ -48,7 +47,7 @@ from runtime.plugins.lost_card.risk import Report, classify_risk
 from runtime.plugins.lost_card.state import LostCardState, Step
 from runtime.plugins.lost_card.understanding import understand
 from runtime.redaction import redact_card_numbers
-from runtime.reply import reply
+from runtime.reply import View, reply, spoken_screen
 
 logger = logging.getLogger(__name__)
 
@@ -319,7 +318,7 @@ def render_support_options(state: CommonState, *, today: date) -> dict[str, Any]
     return present(state, card, view)
 
 
-def _card_view(card: LostCardState) -> views.View:
+def _card_view(card: LostCardState) -> View:
     """The screen that best shows the card as it is: its replacement, its safety steps, or it."""
     if card.replacement_requested:
         return views.replacement_eta(card)
@@ -343,16 +342,15 @@ def clear_pending_action(state: CommonState) -> dict[str, Any]:
 def present(
     state: CommonState,
     card: LostCardState,
-    view: views.View,
+    view: View,
     events: list[ServerEventDict] | None = None,
 ) -> dict[str, Any]:
     """Draw ``view``, say the turn's line (notice, then the screen's own line), store ``card``.
 
     ``events`` (audit events of this node) go first in the outbox.
     """
-    screen = load_screen(SCREENS / f"{view.screen}.json", plugin_id=PLUGIN_ID)
-    line = " ".join(filter(None, [card.notice, screen.voice_text.format_map(view.voice)]))
-    answer = reply(state, PLUGIN_ID, screen, line, {**view.data, "message": line})
+    screen, line = spoken_screen(SCREENS, PLUGIN_ID, view, card.notice)
+    answer = reply(state, PLUGIN_ID, screen, line, {**(view.data or {}), "message": line})
     return {
         **answer,
         **stored(state, card.model_copy(update={"notice": None})),

@@ -11,9 +11,8 @@ check: a screen must never hand the answer to the question it is asking.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from runtime.plugins.lost_card.bank import (
     DEMO_CARD,
@@ -24,6 +23,7 @@ from runtime.plugins.lost_card.bank import (
 )
 from runtime.plugins.lost_card.policy import attempts_left, needs_identity
 from runtime.plugins.lost_card.state import LostCardState, Step
+from runtime.reply import View
 
 STATUS_LABELS = {"active": "Active", "frozen": "Frozen", "cancelled": "Cancelled"}
 STATUS_CAPTIONS = {
@@ -38,15 +38,6 @@ OFFERS = {
     "cancelled": "I can check your recent payments or find your nearest branch.",
 }
 _COUNTS = ("None", "One", "Two", "Three", "Four", "Five", "Six")
-
-
-@dataclass(frozen=True)
-class View:
-    """A screen by name, the data model it binds to, and the fields of its voice template."""
-
-    screen: str
-    data: dict[str, Any] = field(default_factory=dict)
-    voice: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

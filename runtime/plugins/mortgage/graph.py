@@ -14,12 +14,11 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.a2ui import load_screen
 from runtime.contracts import CommonState
 from runtime.plugins.mortgage import PLUGIN_ID
 from runtime.plugins.mortgage.dialogue import Conversation, act, hear
 from runtime.plugins.mortgage.views import present
-from runtime.reply import reply
+from runtime.reply import reply, spoken_screen
 
 SCREENS = Path(__file__).with_name("screens")
 
@@ -59,10 +58,7 @@ def respond_node(state: CommonState) -> dict[str, Any]:
     """Draw the screen that answers the conversation, say its line, and close the turn."""
     conversation = conversation_of(state)
     view = present(conversation)
-    screen = load_screen(SCREENS / f"{view.screen}.json", plugin_id=PLUGIN_ID)
-    line = screen.voice_text.format_map(view.voice)
-    if conversation.notice:
-        line = f"{conversation.notice} {line}"
+    screen, line = spoken_screen(SCREENS, PLUGIN_ID, view, conversation.notice)
     return {
         **reply(state, PLUGIN_ID, screen, line, view.data),
         **_with_conversation(state, conversation.model_copy(update={"notice": None})),

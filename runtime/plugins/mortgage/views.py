@@ -6,7 +6,6 @@ from ``View.voice``. Money and percentages reach the data model already written 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.plugins.mortgage.advice import Offer, Refusal, advise
@@ -14,6 +13,7 @@ from runtime.plugins.mortgage.dialogue import Conversation
 from runtime.plugins.mortgage.facts import FACT_LABELS, FactName, Facts
 from runtime.plugins.mortgage.finance import percent, pounds
 from runtime.plugins.mortgage.products import DEFAULT_COMPARISON_YEARS, Quote
+from runtime.reply import View
 
 QUESTIONS: dict[FactName, str] = {
     "property_value": "What is the property worth?",
@@ -28,15 +28,6 @@ EXAMPLES: dict[FactName, str] = {
     "deal": "For example, a 5-year fix",
     "term_years": "For example, 25 years",
 }
-
-
-@dataclass(frozen=True)
-class View:
-    """A screen by name, the data model it binds to, and the fields of its voice template."""
-
-    screen: str
-    data: dict[str, Any] | None = None
-    voice: dict[str, str] = field(default_factory=dict)
 
 
 def present(conversation: Conversation) -> View:
