@@ -115,6 +115,18 @@ CLIENT_PAYLOADS: dict[str, type[BaseModel]] = {
 }
 
 
+def plugin_domain(state: CommonState, plugin_id: str) -> dict[str, Any]:
+    """A copy of ``plugin_id``'s own fields (``state["domain"][plugin_id]``)."""
+    return dict((state.get("domain") or {}).get(plugin_id) or {})
+
+
+def with_plugin_domain(
+    state: CommonState, plugin_id: str, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """The state update storing ``fields`` as ``plugin_id``'s, next to other plugins' fields."""
+    return {"domain": {**(state.get("domain") or {}), plugin_id: fields}}
+
+
 def event(type_: ServerEventType, **payload: Any) -> ServerEventDict:
     """Build an outbox entry; nodes return ``{"outbox": [event(...), ...]}``."""
     return {"type": type_, "payload": payload}

@@ -37,7 +37,13 @@ from runtime.a2ui import Screen, load_screens
 from runtime.adapters.agent import AgentSpec, load_agent_spec
 from runtime.adapters.loader import graph_for_run, load_export
 from runtime.adapters.voice import answer_text, speakable
-from runtime.contracts import CommonState, ServerEventDict, event
+from runtime.contracts import (
+    CommonState,
+    ServerEventDict,
+    event,
+    plugin_domain,
+    with_plugin_domain,
+)
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
 
@@ -128,7 +134,7 @@ class ImportedPlugin(PluginBase):
 
     def domain(self, state: CommonState) -> dict[str, Any]:
         """This plugin's part of the session state."""
-        return dict((state.get("domain") or {}).get(self.plugin_id) or {})
+        return plugin_domain(state, self.plugin_id)
 
     def show(
         self,
@@ -147,7 +153,7 @@ class ImportedPlugin(PluginBase):
         said = event("server.voice.say", text=voice or screen.voice_text)
         return {
             **shown,
-            "domain": {**(state.get("domain") or {}), self.plugin_id: domain},
+            **with_plugin_domain(state, self.plugin_id, domain),
             "pendingAction": None,
             "outbox": [*shown["outbox"], said, *(extra or [])],
         }

@@ -30,7 +30,14 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, PendingAction, ServerEventDict, event
+from runtime.contracts import (
+    CommonState,
+    PendingAction,
+    ServerEventDict,
+    event,
+    plugin_domain,
+    with_plugin_domain,
+)
 from runtime.plugins.lost_card import PLUGIN_ID, views
 from runtime.plugins.lost_card.bank import Bank, CardStatus
 from runtime.plugins.lost_card.policy import (
@@ -113,7 +120,7 @@ def action_data(state: CommonState) -> dict[str, Any]:
 
 
 def card_of(state: CommonState) -> LostCardState:
-    return LostCardState.load(state.get("domain") or {}, PLUGIN_ID)
+    return LostCardState.model_validate(plugin_domain(state, PLUGIN_ID))
 
 
 def bank_for(card: LostCardState, today: date) -> Bank:
@@ -123,7 +130,7 @@ def bank_for(card: LostCardState, today: date) -> Bank:
 
 def stored(state: CommonState, card: LostCardState) -> dict[str, Any]:
     """The ``domain`` update storing ``card`` next to other plugins' fields."""
-    return {"domain": {**(state.get("domain") or {}), PLUGIN_ID: card.dump()}}
+    return with_plugin_domain(state, PLUGIN_ID, card.dump())
 
 
 def audit(name: str, card: LostCardState, **details: Any) -> ServerEventDict:

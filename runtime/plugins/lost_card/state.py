@@ -46,11 +46,6 @@ class LostCardState(BaseModel):
     #: Sentences said before the screen's own line, on this turn's reply only.
     notice: str | None = None
 
-    @classmethod
-    def load(cls, domain: dict[str, dict[str, Any]], plugin_id: str) -> LostCardState:
-        """Read this plugin's slice of ``state["domain"]``."""
-        return cls.model_validate(domain.get(plugin_id, {}))
-
     def noted(self, sentence: str) -> LostCardState:
         """This state with ``sentence`` added to the reply's opening."""
         return self.model_copy(update={"notice": f"{self.notice or ''} {sentence}".strip()})

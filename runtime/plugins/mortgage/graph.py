@@ -14,7 +14,7 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState
+from runtime.contracts import CommonState, plugin_domain, with_plugin_domain
 from runtime.plugins.mortgage import PLUGIN_ID
 from runtime.plugins.mortgage.dialogue import Conversation, act, hear
 from runtime.plugins.mortgage.views import present
@@ -24,14 +24,12 @@ SCREENS = Path(__file__).with_name("screens")
 
 
 def conversation_of(state: CommonState) -> Conversation:
-    return Conversation.model_validate((state.get("domain") or {}).get(PLUGIN_ID) or {})
+    return Conversation.model_validate(plugin_domain(state, PLUGIN_ID))
 
 
 def _with_conversation(state: CommonState, conversation: Conversation) -> dict[str, Any]:
     """The ``domain`` update storing ``conversation`` next to other plugins' fields."""
-    return {
-        "domain": {**(state.get("domain") or {}), PLUGIN_ID: conversation.model_dump(mode="json")}
-    }
+    return with_plugin_domain(state, PLUGIN_ID, conversation.model_dump(mode="json"))
 
 
 def route(state: CommonState) -> Literal["act", "listen"]:

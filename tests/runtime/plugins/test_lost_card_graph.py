@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from runtime.contracts import ServerEventDict
+from runtime.contracts import ServerEventDict, plugin_domain
 from runtime.plugins.lost_card.plugin import LostCardPlugin
 from runtime.plugins.lost_card.state import LostCardState
 from tests.runtime.plugins.turns import Turns, data_model, screen_ids, voice
@@ -272,7 +272,7 @@ def test_sessions_on_one_graph_never_share_a_card() -> None:
     def turn(thread: str, update: dict[str, Any]) -> LostCardState:
         config: Any = {"configurable": {"thread_id": thread}}
         state = graph.invoke({**update, "outbox": None}, config)
-        return LostCardState.load(state["domain"], "lost_card")
+        return LostCardState.model_validate(plugin_domain(state, "lost_card"))
 
     one, two = str(uuid.uuid4()), str(uuid.uuid4())
     for thread in (one, two):
