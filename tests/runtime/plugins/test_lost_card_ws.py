@@ -21,13 +21,12 @@ from urllib.request import urlopen
 import pytest
 from websockets.sync.client import connect
 
-from runtime.a2ui import validate_components, validate_message
-from runtime.a2ui.validate import MAX_VOICE_WORDS
 from runtime.client import RuntimeClient, Surface
 from runtime.demo import run_demo
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.plugins.turns import check_frames, voice
 
 AGENT = "lost_card"
 STARTUP_TIMEOUT_S = 30.0
@@ -46,34 +45,14 @@ def server(audit_file: Path) -> Iterator[str]:
         yield address
 
 
-def checked(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Assert what a client may receive: valid A2UI, short lines, never an audit event."""
-    for frame in frames:
-        payload = frame["payload"]
-        assert frame["type"] != "server.audit.event"
-        if frame["type"] == "server.a2ui.patch":
-            assert validate_message(payload) == []
-            if "updateComponents" in payload:
-                components = payload["updateComponents"]["components"]
-                assert validate_components(components, plugin_id=AGENT) == []
-        elif frame["type"] == "server.voice.say":
-            assert len(payload["text"].split()) < MAX_VOICE_WORDS
-    return frames
-
-
-def spoken(frames: list[dict[str, Any]]) -> str:
-    (text,) = [f["payload"]["text"] for f in frames if f["type"] == "server.voice.say"]
-    return text
-
-
 def press(client: RuntimeClient, action: str) -> list[dict[str, Any]]:
     """Click the button on screen that sends ``lost_card.<action>``."""
     (button,) = [c for c in client.surfaces[AGENT].clickables() if c.name == f"{AGENT}.{action}"]
-    return checked(client.click(button))
+    return check_frames(AGENT, client.click(button))
 
 
 def say(client: RuntimeClient, text: str) -> list[dict[str, Any]]:
-    return checked(client.say(text))
+    return check_frames(AGENT, client.say(text))
 
 
 def card_values(surface: Surface) -> dict[str, Any]:
@@ -92,17 +71,17 @@ def audit_trail(audit_file: Path, session_id: str | None) -> list[str]:
 
 def test_lost_card_frozen_then_replaced(server: str, audit_file: Path) -> None:
     with RuntimeClient(server, agent=AGENT) as client:
-        checked(client.receive_turn())
+        check_frames(AGENT, client.receive_turn())
         surface = client.surfaces[AGENT]
         assert card_values(surface)["Visa debit card ending 4821"] == "Active"
 
         offered = say(client, "I've lost my card")
-        assert "Shall I freeze your card now?" in spoken(offered)
+        assert "Shall I freeze your card now?" in voice(offered)
         frozen = press(client, "confirm")
-        assert spoken(frozen).startswith("Done, your card is frozen")
+        assert voice(frozen).startswith("Done, your card is frozen")
         assert surface.data["step"] == "replace"
         ordered = press(client, "confirm")
-        assert "should arrive by" in spoken(ordered)
+        assert "should arrive by" in voice(ordered)
         eta = card_values(surface)["Arriving by"]
         assert re.fullmatch(r"(Monday|Tuesday|Wednesday|Thursday|Friday) \d{1,2} \w+", eta)
         session_id = client.session_id
@@ -115,18 +94,18 @@ def test_lost_card_frozen_then_replaced(server: str, audit_file: Path) -> None:
 
 def test_fraud_wrong_then_right_digits_escalates(server: str, audit_file: Path) -> None:
     with RuntimeClient(server, agent=AGENT) as client:
-        checked(client.receive_turn())
+        check_frames(AGENT, client.receive_turn())
         surface = client.surfaces[AGENT]
         challenged = say(client, "I see transactions I don't recognise")
-        assert spoken(challenged).endswith("please tell me the last four digits of your card.")
+        assert voice(challenged).endswith("please tell me the last four digits of your card.")
         assert card_values(surface) == {"Last four digits of your card": "3 attempts left"}
 
         refused = say(client, "1234")
-        assert spoken(refused).startswith("Sorry, those digits don't match.")
+        assert voice(refused).startswith("Sorry, those digits don't match.")
         assert card_values(surface) == {"Last four digits of your card": "2 attempts left"}
 
         verified = say(client, "4 8 2 1")
-        assert "passed this to our fraud team" in spoken(verified)
+        assert "passed this to our fraud team" in voice(verified)
         assert surface.data["step"] == "freeze"
         session_id = client.session_id
     assert audit_trail(audit_file, session_id) == [
@@ -139,7 +118,7 @@ def test_fraud_wrong_then_right_digits_escalates(server: str, audit_file: Path) 
 
 def test_a_found_card_after_a_freeze_is_offered_an_unfreeze(server: str) -> None:
     with RuntimeClient(server, agent=AGENT) as client:
-        checked(client.receive_turn())
+        check_frames(AGENT, client.receive_turn())
         surface = client.surfaces[AGENT]
         say(client, "I've lost my card")
         press(client, "confirm")  # frozen
@@ -147,7 +126,7 @@ def test_a_found_card_after_a_freeze_is_offered_an_unfreeze(server: str) -> None
         assert card_values(surface)["Visa debit card ending 4821"] == "Frozen"
 
         offered = say(client, "Found it, it was in my coat pocket")
-        assert "Shall I unfreeze your card" in spoken(offered)
+        assert "Shall I unfreeze your card" in voice(offered)
         assert surface.data["step"] == "unfreeze"
         press(client, "confirm")
         assert card_values(surface)["Visa debit card ending 4821"] == "Active"
@@ -155,13 +134,13 @@ def test_a_found_card_after_a_freeze_is_offered_an_unfreeze(server: str) -> None
 
 def test_mortgage_and_lost_card_actions_never_collide(server: str) -> None:
     with RuntimeClient(server, agent=AGENT) as client:
-        checked(client.receive_turn())
+        check_frames(AGENT, client.receive_turn())
         client.send("client.ui.action", actionId="mortgage.select_product", data={})
         refused = client.receive()
         still_here = say(client, "freeze my card")  # the session goes on
     assert refused["type"] == "server.error"
     assert "belongs to 'mortgage'" in refused["payload"]["message"]
-    assert "Shall I freeze your card now?" in spoken(still_here)
+    assert "Shall I freeze your card now?" in voice(still_here)
 
     with RuntimeClient(server, agent="mortgage") as client:
         client.receive_turn()

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from runtime.a2ui import validate_components, validate_message
 from runtime.client import RuntimeClient, Surface
 from runtime.plugins.mortgage.dialogue import NOT_ON_OFFER, STARTING_AGAIN
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.plugins.turns import check_frames, voice
 
 HEADLINE = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
 
@@ -27,22 +27,6 @@ def server() -> Iterator[str]:
     settings = Settings(port=0)
     with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
         yield address
-
-
-def checked(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Assert every A2UI message of a turn is valid, then return the frames."""
-    for frame in frames:
-        if frame["type"] == "server.a2ui.patch":
-            assert validate_message(frame["payload"]) == []
-            if "updateComponents" in frame["payload"]:
-                components = frame["payload"]["updateComponents"]["components"]
-                assert validate_components(components, plugin_id="mortgage") == []
-    return frames
-
-
-def spoken(frames: list[dict[str, Any]]) -> str:
-    (text,) = [f["payload"]["text"] for f in frames if f["type"] == "server.voice.say"]
-    return text
 
 
 def shown(surface: Surface, component_type: str, prop: str) -> list[Any]:
@@ -56,16 +40,16 @@ def shown(surface: Surface, component_type: str, prop: str) -> list[Any]:
 
 def test_the_mortgage_conversation(server: str) -> None:
     with RuntimeClient(server) as client:  # mortgage is the default agent
-        welcome = checked(client.receive_turn())
-        assert "Tell me what your home is worth" in spoken(welcome)
+        welcome = check_frames("mortgage", client.receive_turn())
+        assert "Tell me what your home is worth" in voice(welcome)
         assert [f["type"] for f in welcome][:2] == ["server.agent.thinking", "server.a2ui.patch"]
         surface = client.surfaces["mortgage"]
 
-        checked(client.say("my house is worth 400k"))
+        check_frames("mortgage", client.say("my house is worth 400k"))
         assert shown(surface, "DataCard", "value")[0] == "How much would you like to borrow?"
 
-        frames = checked(client.say("I owe 250k, 5 year fix over 25 years"))
-        assert spoken(frames).startswith("At 62.5% loan-to-value, the best value is")
+        frames = check_frames("mortgage", client.say("I owe 250k, 5 year fix over 25 years"))
+        assert voice(frames).startswith("At 62.5% loan-to-value, the best value is")
         titles = shown(surface, "ProductCard", "title")
         assert titles == [p["name"] for p in surface.data["products"]]
         buttons = [c for c in surface.clickables() if c.name == "mortgage.select_product"]
@@ -73,14 +57,14 @@ def test_the_mortgage_conversation(server: str) -> None:
             {"productId": p["id"]} for p in surface.data["products"]
         ]
 
-        frames = checked(client.click(buttons[1]))
-        assert spoken(frames).startswith(f"Good choice: the {titles[1]} at")
+        frames = check_frames("mortgage", client.click(buttons[1]))
+        assert voice(frames).startswith(f"Good choice: the {titles[1]} at")
         assert shown(surface, "ProductCard", "title") == [titles[1]]
         (start_over,) = surface.clickables()
         assert start_over.name == "mortgage.start_over"
 
-        frames = checked(client.click(start_over))
-        assert spoken(frames).startswith(STARTING_AGAIN)
+        frames = check_frames("mortgage", client.click(start_over))
+        assert voice(frames).startswith(STARTING_AGAIN)
         assert surface.components["root"]["children"] == ["heading", "intro", "example", "needs"]
 
 
@@ -88,7 +72,7 @@ def test_choosing_by_voice_and_the_transcript_pane(server: str) -> None:
     with RuntimeClient(server, agent="mortgage", mode="text") as client:
         client.receive_turn()
         client.say(HEADLINE)
-        frames = checked(client.say("the first one"))
+        frames = check_frames("mortgage", client.say("the first one"))
     assert "server.voice.say" not in [f["type"] for f in frames]  # text mode
     (transcript,) = [f["payload"]["text"] for f in frames if f["type"] == "server.transcript.final"]
     assert transcript.startswith("Good choice: the 5-Year Fixed 75")
@@ -103,7 +87,8 @@ def test_clicks_outside_the_offer(server: str) -> None:
         client.send(
             "client.ui.action", actionId="mortgage.select_product", data={"productId": "fix2-60"}
         )
-        frames = checked(client.receive_turn())  # ours, but not a 5-year fix: said in words
+        # ours, but not a 5-year fix: said in words
+        frames = check_frames("mortgage", client.receive_turn())
     assert refused["type"] == "server.error"
     assert "needs the productId" in refused["payload"]["message"]
-    assert spoken(frames).startswith(NOT_ON_OFFER)
+    assert voice(frames).startswith(NOT_ON_OFFER)

@@ -29,14 +29,27 @@ def check_events(plugin_id: str, events: list[ServerEventDict]) -> None:
     patches = [e["payload"] for e in events if e["type"] == "server.a2ui.patch"]
     validate_payload([official_catalog()], [create_surface_message(plugin_id), *patches])
     for item in events:
-        payload = item["payload"]
-        if item["type"] == "server.a2ui.patch":
-            assert validate_message(payload) == [], payload
-            if "updateComponents" in payload:
-                components = payload["updateComponents"]["components"]
-                assert validate_components(components, plugin_id=plugin_id) == []
-        elif item["type"] in ("server.voice.say", "server.transcript.final"):
-            assert 0 < len(payload["text"].split()) < MAX_VOICE_WORDS, payload["text"]
+        check_event(plugin_id, item)
+
+
+def check_frames(plugin_id: str, frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a client received over the WebSocket: each event valid, never an audit event."""
+    for frame in frames:
+        assert frame["type"] != "server.audit.event"
+        check_event(plugin_id, frame)
+    return frames
+
+
+def check_event(plugin_id: str, item: ServerEventDict | dict[str, Any]) -> None:
+    """One event: valid A2UI (schema, integrity, house rules), or a line short enough to say."""
+    payload = item["payload"]
+    if item["type"] == "server.a2ui.patch":
+        assert validate_message(payload) == [], payload
+        if "updateComponents" in payload:
+            components = payload["updateComponents"]["components"]
+            assert validate_components(components, plugin_id=plugin_id) == []
+    elif item["type"] in ("server.voice.say", "server.transcript.final"):
+        assert 0 < len(payload["text"].split()) < MAX_VOICE_WORDS, payload["text"]
 
 
 class Turns:
@@ -73,7 +86,7 @@ class Turns:
         return domain
 
 
-def voice(events: list[ServerEventDict]) -> str:
+def voice(events: list[ServerEventDict] | list[dict[str, Any]]) -> str:
     """The one voice line of a turn."""
     (line,) = [e["payload"]["text"] for e in events if e["type"] == "server.voice.say"]
     return line
