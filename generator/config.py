@@ -81,6 +81,9 @@ class ProjectConfig(BaseModel):
     folder: str = Field(description="The config's folder, relative to the source root.")
     graphs: list[GraphSpec]
     dependencies: list[str] = Field(description="langgraph.json dependencies, as written.")
+    local_dependencies: list[str] = Field(
+        default_factory=list, description="The local ones, resolved, relative to the root."
+    )
     import_roots: list[str] = Field(description="Folders on sys.path, relative to the root.")
     extra_keys: list[str] = Field(default_factory=list)
     python_version: str | None = None
@@ -107,13 +110,15 @@ def load_config(
         Warning_(file=rel, message=f"unknown key {key!r} in {CONFIG_NAME} (kept, not used)")
         for key in parsed.extra_keys
     ]
-    roots = _import_roots(root, folder, parsed.dependencies, rel)
+    local = _local_dependencies(root, folder, parsed.dependencies, rel)
+    roots = _import_roots(root, folder, local)
     graphs = _python_graphs(root, folder, rel, parsed, roots, graph, warnings)
     return ProjectConfig(
         config_file=rel,
         folder=relative(root, folder) if folder != root else "",
         graphs=graphs,
         dependencies=parsed.dependencies,
+        local_dependencies=[relative(root, path) for path in local],
         import_roots=[relative(root, r) for r in roots],
         extra_keys=parsed.extra_keys,
         python_version=parsed.python_version,
@@ -164,19 +169,29 @@ def _read_json(path: Path, rel: str) -> object:
         raise AgentImportError(f"invalid JSON: {exc.msg}", file=rel, line=exc.lineno) from None
 
 
-def _import_roots(root: Path, folder: Path, dependencies: list[str], rel: str) -> list[Path]:
+def is_local_dependency(spec: str) -> bool:
+    """A ``dependencies`` entry naming a folder or file of the project, not a package."""
+    return spec.startswith((".", "/"))
+
+
+def _local_dependencies(root: Path, folder: Path, dependencies: list[str], rel: str) -> list[Path]:
+    """The local entries of ``dependencies``, resolved inside the source tree."""
+    local = []
+    for dep in filter(is_local_dependency, dependencies):
+        path = within(root, folder.relative_to(root) / dep, what="dependency")
+        if not path.exists():
+            raise AgentImportError(f"dependency {dep!r} does not exist", file=rel)
+        local.append(path)
+    return local
+
+
+def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:
     """Folders the LangGraph server would put on ``sys.path`` for this config.
 
     Local dependencies are installed (packages at their top or under ``src/``) or, without
     packaging metadata, mounted as a package whose parent is on the path; the config folder and
     its ``src/`` come last.
     """
-    local = []
-    for dep in (d for d in dependencies if d.startswith((".", "/"))):
-        path = within(root, folder.relative_to(root) / dep, what="dependency")
-        if not path.exists():
-            raise AgentImportError(f"dependency {dep!r} does not exist", file=rel)
-        local.append(path)
     candidates = [p for dep in local for p in (dep / "src", dep)]
     candidates += [folder / "src", folder]
     candidates += [dep.parent for dep in local if dep.parent.is_relative_to(root)]

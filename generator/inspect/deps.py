@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from generator.config import ProjectConfig
+from generator.config import ProjectConfig, is_local_dependency
 from generator.errors import AgentImportError
 from generator.inspect.modules import Project
 from generator.models import Dependency
@@ -30,13 +30,9 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
     found = [
         Dependency(name=_name(spec), spec=spec, origin=config.config_file)
         for spec in config.dependencies
-        if not _is_local(spec)
+        if not is_local_dependency(spec)
     ]
-    local = [
-        within(root, Path(config.folder) / spec, what="dependency")
-        for spec in config.dependencies
-        if _is_local(spec)
-    ]
+    local = [root / path for path in config.local_dependencies]
     for path in dict.fromkeys([*local, root / config.folder]):
         if path.is_file():  # "./requirements.txt" written straight into the config
             found += _requirements(project, path, _MAX_INCLUDES)
@@ -47,10 +43,6 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
     for dependency in found:
         unique.setdefault(re.sub(r"[-_.]+", "-", dependency.name).lower(), dependency)
     return list(unique.values())
-
-
-def _is_local(spec: str) -> bool:
-    return spec.startswith((".", "/"))
 
 
 def _name(spec: str) -> str:

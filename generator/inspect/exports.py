@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import libcst as cst
-
 from generator.config import GraphSpec
 from generator.inspect.evaluate import Args, Interpreter
 from generator.inspect.nodes import describe_nodes
@@ -32,6 +30,7 @@ from generator.inspect.values import (
     Unknown,
     Value,
     describe,
+    params_of,
 )
 from generator.models import FactorySignature, Graph
 
@@ -56,7 +55,7 @@ def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
     known |= {"file": spec.file, "export": spec.export}
     if isinstance(value, Function):
         signature = FactorySignature(
-            params=[p.name.value for p in _params(value.node)], is_async=value.is_async
+            params=[p.name.value for p in params_of(value.node)], is_async=value.is_async
         )
         built = interp.invoke(value, Args(), site)
         known |= _describe(interp, built, site, spec.graph_id, factory=value.name)
@@ -147,7 +146,7 @@ def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, A
         f"graph {gid!r} uses the functional API (@entrypoint): its state and nodes are not "
         "known statically",
     )
-    params = _params(function.node)
+    params = params_of(function.node)
     annotation = params[0].annotation if params and params[0].annotation else None
     input_schema = None
     if annotation is not None:
@@ -161,8 +160,3 @@ def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, A
         "input_is_messages": "Message" in written,
         "structured_output": structured_outputs(interp, [function.module]),
     }
-
-
-def _params(node: cst.FunctionDef) -> list[cst.Param]:
-    params = node.params
-    return [*params.posonly_params, *params.params, *params.kwonly_params]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from generator.inspect.values import Class, External, Function, Lambda, node_id
+from generator.inspect.values import Class, External, Function, Lambda, node_id, params_of
 
 if TYPE_CHECKING:
     from generator.inspect.evaluate import Interpreter, Scope
@@ -123,12 +123,9 @@ class _Reader:
         self.body = _Body()
         if isinstance(target, Lambda):
             self.body.returns.append(target.node.body)
-            params = target.node.params
         else:
             target.node.body.visit(self.body)
-            params = target.node.params
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        self.params = {param.name.value for param in every}
+        self.params = {param.name.value for param in params_of(target.node)}
 
     def value(self, expr: cst.BaseExpression | None, out: Returns, depth: int) -> None:
         """Add the keys of the returned ``expr`` to ``out``."""

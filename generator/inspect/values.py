@@ -217,3 +217,9 @@ def describe(value: Value) -> str:
             return f"the constant {constant!r}"
         case _:
             return type(value).__name__.lower()
+
+
+def params_of(node: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
+    """Every named parameter of a function or lambda, in order (``*args``/``**kw`` excluded)."""
+    params = node.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
