@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import get_args
 
 import uvicorn
 from pydantic import ValidationError
@@ -17,23 +18,27 @@ from runtime.discovery import discover
 from runtime.logging import configure_logging
 from runtime.server import create_app
 from runtime.serving import uvicorn_config
-from runtime.settings import Settings
+from runtime.settings import LogLevel, Settings
 from runtime.wire import describe
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
+#: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
+SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file")
+
+
+def _default(name: str) -> object:
+    return Settings.model_fields[name].default
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        given = {name: getattr(args, name, None) for name in SERVE_SETTINGS}
         settings = Settings(
-            host=getattr(args, "host", "127.0.0.1"),
-            port=getattr(args, "port", 8000),
             plugins_dir=args.plugins_dir,
-            checkpointer=getattr(args, "checkpointer", "memory"),
-            audit_file=getattr(args, "audit_file", None),
             log_level=args.log_level or args.log_level_default,
+            **{name: value for name, value in given.items() if value is not None},
         )
     except ValidationError as exc:
         print(f"a2ui-runtime: error: {describe(exc)}", file=sys.stderr)
@@ -62,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--log-level",
         type=str.upper,
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        choices=get_args(LogLevel),
         help="server log level (default: INFO; WARNING for plugins and demo)",
     )
 
@@ -73,11 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve every discovered plugin: GET /health, GET /plugins, and WebSocket "
         "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text].",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port; 0 picks one (default: 8000)")
+    serve.add_argument("--host", help=f"interface (default: {_default('host')})")
+    serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
     serve.add_argument(
         "--checkpointer",
-        default="memory",
         metavar="memory|sqlite:PATH",
         help="where sessions live: 'memory' (default) or 'sqlite:PATH', which survives restarts: "
         "a client reconnecting with ?sessionId=<id> resumes its session",
