@@ -52,19 +52,15 @@ def write_plugin() -> PluginWriter:
     return _write_plugin
 
 
-def make_plugins_dir(root: Path, *, broken: bool = True) -> Path:
-    """A plugins folder with ``echo`` and ``boom`` (and, if asked, the broken folders)."""
-    folder = root / "plugins"
-    for plugin in ("echo", "boom"):
-        shutil.copytree(FIXTURE_PLUGINS / plugin, folder / plugin)
-    for name, files in BROKEN_PLUGINS.items() if broken else ():
-        _write_plugin(folder, name, files)
-    return folder
-
-
 @pytest.fixture
 def plugins_dir(tmp_path: Path) -> Path:
-    return make_plugins_dir(tmp_path)
+    """A plugins folder with ``echo`` and ``boom`` and the broken folders."""
+    folder = tmp_path / "plugins"
+    for plugin in ("echo", "boom"):
+        shutil.copytree(FIXTURE_PLUGINS / plugin, folder / plugin)
+    for name, files in BROKEN_PLUGINS.items():
+        _write_plugin(folder, name, files)
+    return folder
 
 
 ServerFactory = Callable[..., AbstractContextManager[str]]

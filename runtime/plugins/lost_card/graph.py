@@ -309,7 +309,7 @@ def render_support_options(state: CommonState, *, today: date) -> dict[str, Any]
         view = views.escalation(card)
     elif name == "view_transactions":
         bank = bank_for(card, today)
-        view = views.transactions(card, bank.get_recent_transactions(card.card_last4))
+        view = views.transactions(bank.get_recent_transactions(card.card_last4))
     elif name == "cancel":
         card = card.noted("No problem, I'll leave it there.")
         view = views.safety_checklist(card)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from runtime.plugins.lost_card.bank import (
-    DEMO_CARD,
+    CARDS,
     FRAUD_LINE,
     NEAREST_BRANCH,
     Branch,
@@ -74,9 +74,8 @@ QUESTIONS: dict[Step, Question] = {
 
 def card_name(card: LostCardState) -> str:
     """``Visa debit card ending 4821``, without the digits while identity is unproven."""
-    if needs_identity(card):
-        return DEMO_CARD.product
-    return f"{DEMO_CARD.product} ending {card.card_last4}"
+    product = CARDS[card.card_last4].product
+    return product if needs_identity(card) else f"{product} ending {card.card_last4}"
 
 
 def long_date(day: date) -> str:
@@ -137,7 +136,7 @@ def replacement_eta(card: LostCardState) -> View:
     data = {
         "eta_label": eta,
         "eta_caption": f"Your old {card_name(card)} is cancelled.",
-        "address": DEMO_CARD.delivery_address,
+        "address": CARDS[card.card_last4].delivery_address,
     }
     return View("replacement_eta", data, {"eta_label": eta})
 
@@ -159,7 +158,7 @@ def identity_challenge(card: LostCardState) -> View:
     return View("identity_challenge", {"attempts_label": f"{left} attempt{'s' * (left != 1)} left"})
 
 
-def transactions(card: LostCardState, recent: Sequence[Transaction]) -> View:
+def transactions(recent: Sequence[Transaction]) -> View:
     unusual = sum(t.unusual for t in recent)
     count = _COUNTS[unusual] if unusual < len(_COUNTS) else str(unusual)
     note = f"{count} of them look{'s' * (unusual == 1)} unusual."

@@ -22,7 +22,7 @@ RECENT = Bank(today=date(2026, 11, 20)).get_recent_transactions("4821")
     ],
 )
 def test_the_unusual_payments_are_counted_in_words(recent: list[Transaction], note: str) -> None:
-    assert views.transactions(LostCardState(), recent).voice == {"unusual_note": note}
+    assert views.transactions(recent).voice == {"unusual_note": note}
 
 
 def test_the_card_digits_are_hidden_while_identity_is_unproven() -> None:
