@@ -22,8 +22,9 @@ from typing import Any
 import yaml
 
 from generator.design import DesignOptions
-from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
-from generator.update import UpdateOptions, UpdateResult, update_plugin
+from generator.pipeline.importer import ImportOptions, import_agent
+from generator.pipeline.update import UpdateOptions, UpdateResult, update_plugin
+from runtime.layout import PLUGINS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid"]

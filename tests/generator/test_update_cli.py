@@ -20,7 +20,8 @@ from plugin_repo import (
 )
 
 from generator.cli import main
-from generator.importer import PLUGINS_FOLDER, import_agent
+from generator.pipeline.importer import import_agent
+from runtime.layout import PLUGINS_FOLDER
 
 FOOTER = "\nReviewed by the platform team.\n"
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from generator.config import load_config
+from generator.inspect.config import load_config
 from generator.models import Graph, Inspection
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"

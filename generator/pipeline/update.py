@@ -32,17 +32,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
-from generator.deps import check_dependencies, env_python
 from generator.design import Design, DesignOptions, Provenance
-from generator.design.designer import check_plugin_id
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
-from generator.importer import PLUGINS_FOLDER, check_strategy, design_screens
 from generator.inspect import inspect_source
 from generator.models import Inspection
-from generator.render import (
-    ANSWERS_FILE,
+from generator.pipeline.importer import check_strategy, design_screens
+from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.screens import ScreenMerge, format_screen, merge_screen
+from generator.render.template import (
     PluginAnswers,
     Template,
     agent_shape,
@@ -50,15 +49,14 @@ from generator.render import (
     plugin_answers,
     read_answers,
 )
-from generator.screen_merge import ScreenMerge, format_screen, merge_screen
-from generator.steps import Progress, Step, Steps, designed, inspected
-from generator.validate import Report, validate
-from generator.vendor import SOURCE_FOLDER, vendor
+from generator.render.vendor import vendor
+from generator.repository import plugin_folder
+from generator.validate.environment import check_dependencies, env_python
+from generator.validate.plugin import Report, validate
 from runtime.a2ui import InvalidScreenError, load_screens
 from runtime.a2ui.validate import ValidationIssue
-from runtime.ids import is_plugin_folder
+from runtime.layout import ANSWERS_FILE, SCREENS_FOLDER, SOURCE_FOLDER
 
-SCREENS_FOLDER = "screens"
 #: What ``copier update`` leaves to ``screen_merge`` (relative to the plugin folder).
 SCREEN_FILES = f"{SCREENS_FOLDER}/*.json"
 
@@ -164,30 +162,6 @@ class UpdateResult(BaseModel):
     @property
     def ok(self) -> bool:
         return self.status in ("updated", "up_to_date")
-
-
-def plugin_folder(root: Path, plugin_id: str) -> Path:
-    """The folder of an imported plugin; refuses an unknown id or a plugin not imported."""
-    check_plugin_id(plugin_id)
-    plugins = root / PLUGINS_FOLDER
-    folder = plugins / plugin_id
-    if not folder.is_dir():
-        known = (
-            ", ".join(p.name for p in sorted(plugins.iterdir()) if is_plugin_folder(p)) or "none"
-        )
-        raise AgentImportError(f"unknown plugin {plugin_id!r} (plugins: {known})")
-    if not (folder / ANSWERS_FILE).is_file():
-        raise AgentImportError(
-            f"plugin {plugin_id!r} was not imported by agent-import (no {ANSWERS_FILE}): "
-            "only imported plugins can be updated"
-        )
-    return folder
-
-
-def imported_plugins(root: Path) -> list[str]:
-    """The ids of every plugin with an answers file, in order."""
-    plugins = root / PLUGINS_FOLDER
-    return [p.name for p in sorted(plugins.iterdir()) if (p / ANSWERS_FILE).is_file()]
 
 
 def update_plugin(
