@@ -176,7 +176,7 @@ def update_plugin(
     root = root.resolve()
     folder = plugin_folder(root, options.plugin_id)
     if options.branch is not None:
-        gitops.check_new_branch(root, options.branch)
+        gitops.check_branch_commit(root, options.branch)
     if changed := gitops.changed_files(root, folder):
         raise AgentImportError(
             f"{folder.relative_to(root)} has uncommitted changes ({_first(changed)}): commit or "
@@ -258,12 +258,14 @@ def _agent_plan(
     """Fetch, inspect and (if the agent's shape changed) design: the new answers and src/."""
     old = _recorded_answers(recorded)
     with step("fetch") as note:
-        source = fetch(
+        fetched = fetch(
             _location(old.source_url, root),
             workspace=workspace,
             ref=options.ref or old.source_ref or None,
             limits=options.limits,
         )
+        # The location as recorded (a relative path stays relative), not where it was found.
+        source = fetched.model_copy(update={"url": old.source_url})
         note.append(f"{old.source_url} @ {_short(source.commit or '') or 'no commit'}")
     with step("inspect") as note:
         inspection = inspect_source(source, config=old.config_file, graph=old.graph_id)
@@ -490,14 +492,12 @@ def _recorded_design(old: PluginAnswers) -> Design:
 
 def _new_answers(old: PluginAnswers, design: Design, inspection: Inspection) -> PluginAnswers:
     """The answers for the new inspection, with the recorded strategy and source location."""
-    answers = plugin_answers(
+    return plugin_answers(
         design,
         inspection,
         strategy=check_strategy(old.strategy, inspection, old.graph_id),
         requirements=check_dependencies(inspection.dependencies).lines(),
     )
-    # The location as recorded (a relative path stays relative), not where it was checked out.
-    return answers.model_copy(update={"source_url": old.source_url})
 
 
 def _shape_changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:

@@ -119,6 +119,27 @@ def test_import_branch_makes_one_commit_of_the_plugin(
     assert all(name.startswith("runtime/plugins/echo/") for name in changed)
 
 
+@pytest.mark.usefixtures("no_git_identity")
+def test_import_branch_without_a_git_identity_says_how_to_set_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_no_identity"))
+    monkeypatch.chdir(repo)
+    before = git(repo, "rev-parse", "HEAD")
+
+    code = main(["import", str(agent), "--plugin-id", "echo", "--offline", "--branch", "add-echo"])
+
+    assert code == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(errors) == 1
+    assert "git has no identity to commit with" in errors[0]
+    assert "git config --global user.email" in errors[0]
+    assert git(repo, "rev-parse", "HEAD") == before
+    assert git(repo, "branch", "--list", "add-echo") == ""
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_a_plain_copier_update_keeps_hand_edits(imported: ImportedPlugin) -> None:
     imported.edit_screen("result", "title", text="Counted by hand")
     change_template(imported.repo)
