@@ -118,7 +118,7 @@ def check_branch_commit(root: Path, name: str) -> None:
     if any(query(root, "var", f"GIT_{who}_IDENT") is None for who in ("AUTHOR", "COMMITTER")):
         raise AgentImportError(
             "git has no identity to commit with: set one with "
-            "`git config --global user.name \"Your Name\"` and "
+            '`git config --global user.name "Your Name"` and '
             "`git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/EMAIL and "
             "GIT_COMMITTER_NAME/EMAIL)"
         )
