@@ -52,7 +52,7 @@ def test_plugins_json_and_the_environment_variable(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["serve", "--checkpointer", "redis:x"], "checkpointer must be 'memory' or 'sqlite:PATH'"),
+        (["serve", "--checkpointer", "redis:x"], "checkpointer must be 'memory', 'sqlite:PATH' or"),
         (
             ["plugins", "--plugins-dir", "/no/such/dir"],
             "plugins_dir: Path does not point to a directory",
