@@ -151,6 +151,19 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}{at}{host}", query=query))
 
 
+def probe(url: str) -> None:
+    """Connect once to a PostgreSQL ``url``: its error says why (refused, no such database...)."""
+    if not url.startswith(POSTGRES_SCHEMES):
+        return
+    try:
+        psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+    except psycopg.Error as exc:
+        reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise PersistenceError(
+            f"cannot connect to PostgreSQL at {redacted(url)}: {reason}"
+        ) from None
+
+
 @contextmanager
 def open_persistence(url: str) -> Iterator[Persistence]:
     """Open the checkpointer and store ``url`` names, set up their schema, close them on exit."""
@@ -184,13 +197,7 @@ def _sqlite(path: Path) -> Iterator[Persistence]:
 
 @contextmanager
 def _postgres(url: str) -> Iterator[Persistence]:
-    try:  # one plain connection first: its error says why (refused, no such database, ...)
-        psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
-    except psycopg.Error as exc:
-        reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
-        raise PersistenceError(
-            f"cannot connect to PostgreSQL at {redacted(url)}: {reason}"
-        ) from None
+    probe(url)
     pool: ConnectionPool[psycopg.Connection[dict[str, object]]] = ConnectionPool(
         url,
         min_size=1,

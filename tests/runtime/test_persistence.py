@@ -106,7 +106,7 @@ def test_postgres_migrations_run_once_for_workers_starting_together(postgres_url
     asyncio.run(start_three())
 
 
-def test_an_unreachable_postgres_is_one_line_without_the_password() -> None:
+def test_opening_an_unreachable_postgres_fails_in_one_line_without_the_password() -> None:
     url = "postgresql://app:s3cret@127.0.0.1:1/sessions"
     with pytest.raises(PersistenceError) as caught, open_persistence(url):
         pass
