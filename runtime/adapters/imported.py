@@ -30,6 +30,7 @@ from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from pydantic_core import to_jsonable_python
 
@@ -190,7 +191,7 @@ class AgentPlugin(ImportedPlugin):
         return asyncio.run(self._run(self.agent_input(text, fresh=fresh), config))
 
     async def _run(self, inputs: dict[str, Any], config: RunnableConfig) -> Outcome:
-        async with graph_for_run(self.export, config) as graph:
+        async with graph_for_run(self.export, config, store=get_store()) as graph:
             stateful = graph.copy(update={"checkpointer": True})
             result = await stateful.ainvoke(inputs)
         return self.agent_output(result if isinstance(result, dict) else {})

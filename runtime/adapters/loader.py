@@ -31,15 +31,13 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 from langgraph.pregel import Pregel
-from langgraph.store.memory import InMemoryStore
+from langgraph.store.base import BaseStore
 from langgraph_sdk.runtime import _ExecutionRuntime
 
 from runtime.adapters.agent import AgentSpec
 from runtime.layout import SOURCE_FOLDER
 
 _lock = threading.Lock()
-#: The store a ``ServerRuntime`` hands to factories: the runtime keeps no persistent store.
-_STORE = InMemoryStore()
 
 
 class AgentLoadError(ImportError):
@@ -160,9 +158,12 @@ def _load_file(root: Path, path: Path, module_prefix: str) -> ModuleType:
 
 
 @asynccontextmanager
-async def graph_for_run(export: Any, config: RunnableConfig) -> AsyncIterator[Pregel[Any, Any]]:
-    """The compiled graph for one run of ``export`` (a factory is called as the server would)."""
-    value = _call_factory(export, config) if _is_factory(export) else export
+async def graph_for_run(
+    export: Any, config: RunnableConfig, *, store: BaseStore
+) -> AsyncIterator[Pregel[Any, Any]]:
+    """The compiled graph for one run of ``export`` (a factory is called as the server would,
+    its ``ServerRuntime`` carrying ``store``: the plugin's view of the runtime's store)."""
+    value = _call_factory(export, config, store) if _is_factory(export) else export
     if isinstance(value, AbstractAsyncContextManager):
         async with value as entered:
             yield _compiled(entered)
@@ -187,14 +188,14 @@ def _compiled(value: Any) -> Pregel[Any, Any]:
     raise AgentLoadError(f"the graph export produced {type(value).__name__}, not a graph")
 
 
-def _call_factory(factory: Callable[..., Any], config: RunnableConfig) -> Any:
+def _call_factory(factory: Callable[..., Any], config: RunnableConfig, store: BaseStore) -> Any:
     """Pass ``config`` and/or a ``ServerRuntime`` by the factory's parameters (0, 1 or 2)."""
     params = list(inspect.signature(factory).parameters.values())
     if len(params) > 2:
         raise AgentLoadError(f"graph factory {factory.__name__} takes {len(params)} parameters")
     hints = _hints(factory)
     runtime: _ExecutionRuntime[Any] = _ExecutionRuntime(
-        access_context="threads.create_run", store=_STORE
+        access_context="threads.create_run", store=store
     )
     wants_runtime = [_is_runtime(hints.get(p.name, p.annotation)) for p in params]
     if len(params) == 2 and not any(wants_runtime):
