@@ -25,6 +25,7 @@ from generator.render.staging import Staging
 from generator.render.template import PluginAnswers, find_template, plugin_answers, render
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
+from generator.validate.conflicts import check_conflicts
 from generator.validate.environment import (
     DependencyReport,
     check_dependencies,
@@ -129,11 +130,22 @@ def import_agent(
             rendered = render(answers, template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
+            note.append(_settings_summary(answers))
+            note.extend(f"needs a value: {line}" for line in answers.unset_settings)
             note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
         with step("dependencies") as note:
+            if options.approve_deps and not options.dry_run:
+                note.append(
+                    check_conflicts(
+                        root,
+                        options.plugin_id,
+                        dependencies.lines(),
+                        local_packages=inspection.local_packages,
+                    )
+                )
             python = _python(options, root, s.folder, dependencies)
             note.append(_dependency_summary(dependencies, python, options))
         with step("validate") as note:
@@ -217,6 +229,13 @@ def _python(
     if options.approve_deps and dependencies.missing and not options.dry_run:
         return install_approved(root, options.plugin_id, folder / "requirements.txt")
     return env_python(root, options.plugin_id)
+
+
+def _settings_summary(answers: PluginAnswers) -> str:
+    """The recorded settings in one line: context fields and variable names (never values)."""
+    context = ", ".join(answers.context) or "none"
+    env = ", ".join([*answers.env, *(f"{name} (optional)" for name in answers.optional_env)])
+    return f"settings: context {context}; environment variables {env or 'none'}"
 
 
 def _files(folder: Path, *, with_contents: bool) -> dict[str, str | None]:
