@@ -25,6 +25,8 @@ class RuntimeContext:
     session_locks: WeakValueDictionary[str, asyncio.Lock] = field(
         default_factory=WeakValueDictionary
     )
+    #: Model tokens each session has spent (its budget), counted by the turn engine.
+    tokens_spent: dict[str, int] = field(default_factory=dict)
 
     def session_lock(self, session_id: str) -> asyncio.Lock:
         """The lock every transport holds while it runs a turn of ``session_id``."""

@@ -22,6 +22,7 @@ at a time.
 from __future__ import annotations
 
 import logging
+from contextlib import aclosing
 from typing import Any
 
 from fastapi import WebSocket
@@ -31,7 +32,16 @@ from runtime.context import RuntimeContext
 from runtime.contracts import Mode, ModeUpdate, ServerEventDict, TranscriptFinal, UiAction, event
 from runtime.outbox import Delivery, prepare, resume_events, thinking, turn_delivery
 from runtime.plugin import PluginBase
-from runtime.turns import Opening, SessionRefused, TurnEngine, TurnRequest
+from runtime.turns import (
+    Opening,
+    PendingInterrupt,
+    SessionRefused,
+    TurnEngine,
+    TurnFinished,
+    TurnRequest,
+    UnknownInterrupt,
+)
+from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
 from runtime.wire import CloseCode, ProtocolError, close_reason, encode, parse_client_frame
 
 logger = logging.getLogger(__name__)
@@ -56,6 +66,8 @@ class Session:
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
+        #: The interrupts the session waits on: the next answer resumes them.
+        self.waiting: tuple[PendingInterrupt, ...] = ()
 
     async def serve(self) -> None:
         """Start or resume the session, then answer client frames until the client leaves."""
@@ -91,7 +103,11 @@ class Session:
         self.mode = self.requested_mode or values.get("mode", "voice")
         self.device = values.get("device", self.device)
         logger.info("resuming session %s of agent %r", self.session_id, self.plugin.plugin_id)
-        events = resume_events(values.get("ui"))
+        self.waiting = opening.interrupts
+        events = [
+            *resume_events(values.get("ui")),
+            *approval_events(self.plugin.plugin_id, self.waiting),
+        ]
         if events:
             await self.deliver(prepare(events, mode=self.mode, surfaces=self.surfaces))
         else:
@@ -111,12 +127,24 @@ class Session:
             await self.send_error(str(exc), exc.code)
             return
         payload = message.payload
-        if isinstance(payload, TranscriptFinal):
+        if isinstance(payload, TranscriptFinal) and self.waiting:
+            resume = answer_words(self.waiting, payload.text)
+            if resume is None:
+                await self.ask_again()
+            else:
+                await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        elif isinstance(payload, TranscriptFinal):
             await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
         elif isinstance(payload, UiAction):
             try:
+                resume = answer_click(
+                    self.plugin.plugin_id, self.waiting, payload.actionId, payload.data
+                )
+                if resume is not None:
+                    await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+                    return
                 action = resolve_action(self.plugin, payload.actionId, payload.data)
-            except ActionRejected as exc:
+            except (ActionRejected, BadAnswer) as exc:
                 await self.send_error(str(exc), "action_rejected")
                 return
             await self.turn(engine, TurnRequest.click(action, **self._delivery()))
@@ -127,11 +155,28 @@ class Session:
         return {"mode": self.mode, "device": self.device}
 
     async def turn(self, engine: TurnEngine, request: TurnRequest) -> None:
-        """Run one turn and deliver its outbox between thinking true/false."""
+        """Run one turn and deliver its outbox between thinking true/false. The turn is kept once
+        delivered: if the client is gone before, the engine drops it (see ``TurnEngine.stream``)."""
         await self.send(thinking(True))
-        result = await engine.run(request)
-        self.mode = result.state.get("mode", self.mode)
-        await self.deliver(turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces))
+        try:
+            async with aclosing(engine.stream(request)) as items:
+                async for item in items:
+                    if isinstance(item, TurnFinished):
+                        result = item.result
+                        self.waiting = result.interrupts
+                        self.mode = result.state.get("mode", self.mode)
+                        await self.deliver(
+                            turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
+                        )
+        except UnknownInterrupt as exc:
+            await self.send_error(str(exc), "unknown_interrupt")
+            await self.send(thinking(False))
+
+    async def ask_again(self) -> None:
+        """Words that answer no pending question: the approval is asked again, nothing runs."""
+        events = approval_events(self.plugin.plugin_id, self.waiting)
+        await self.send(thinking(True))
+        await self.deliver(turn_delivery(events, mode=self.mode, surfaces=self.surfaces))
 
     async def deliver(self, delivery: Delivery) -> None:
         """Audit what is for the audit log, then send the rest in order."""

@@ -45,7 +45,6 @@ reported too.
 
 from runtime.turns.engine import (
     Opening,
-    PendingInterrupt,
     RunExtras,
     SessionRefused,
     TurnEngine,
@@ -58,6 +57,7 @@ from runtime.turns.engine import (
 from runtime.turns.events import (
     EngineEvent,
     NodeFinished,
+    PendingInterrupt,
     TextDelta,
     ToolCallArgs,
     ToolCallEnded,

@@ -8,32 +8,43 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command, Interrupt, StreamMode
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+from langgraph.errors import GraphRecursionError
+from langgraph.types import Command, StateSnapshot, StreamMode
 
 from runtime.context import RuntimeContext
-from runtime.contracts import Mode, PendingAction, ServerEventDict, event
+from runtime.contracts import CommonState, Mode, PendingAction, ServerEventDict, event
 from runtime.discovery import Graph
 from runtime.observability import run_config
 from runtime.plugin import PluginBase
-from runtime.turns.events import EngineEvent, Translator, TurnFinished
+from runtime.turns.approvals import approval_events
+from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
+from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
+from runtime.turns.rollback import TurnWrites
 
 logger = logging.getLogger(__name__)
 
 #: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
 #: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
 DURABILITY: Final = "exit"
+#: The id prefix of a breakpoint (``interrupt_before`` / ``interrupt_after``) waiting for approval.
+BREAKPOINT: Final = "breakpoint:"
 #: Where a run's ``RunExtras`` sit in ``config["configurable"]`` (read them with ``run_extras``).
 EXTRAS_KEY: Final = "runtime_extras"
 
-ErrorCode = Literal[
-    "agent_error", "recursion_limit", "deadline_exceeded", "budget_exhausted", "tool_limit"
-]
+#: What the customer hears for each error code ({title} is the plugin's).
+ERROR_MESSAGES: Final[dict[str, str]] = {
+    "agent_error": "The {title} agent could not handle that. Please try again.",
+    "recursion_limit": "The {title} agent took too many steps on that and was stopped.",
+    "deadline_exceeded": "The {title} agent took too long on that and was stopped.",
+    "budget_exhausted": "This session has used up its budget with the {title} agent.",
+    "tool_limit": "The {title} agent used too many tools on that and was stopped.",
+}
 
 
 class SessionRefused(Exception):
@@ -61,18 +72,6 @@ def run_extras(config: RunnableConfig) -> RunExtras:
     """The extras of the run ``config`` belongs to (empty ones outside the engine)."""
     extras = (config.get("configurable") or {}).get(EXTRAS_KEY)
     return extras if isinstance(extras, RunExtras) else RunExtras()
-
-
-@dataclass(frozen=True)
-class PendingInterrupt:
-    """A LangGraph ``interrupt()`` waiting for an answer: resume it by ``id``."""
-
-    id: str
-    value: Any
-
-
-def pending(interrupts: Iterable[Interrupt]) -> tuple[PendingInterrupt, ...]:
-    return tuple(PendingInterrupt(i.id, i.value) for i in interrupts)
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,8 @@ class TurnEngine:
                 self.context.registry.checkpointer.delete_thread, self.session_id
             )
             return Opening({}, ())
-        return Opening(values, pending(snapshot.interrupts))
+        self._seed_tokens(values)
+        return Opening(values, self._waiting(snapshot))
 
     def _stale(self, values: dict[str, Any]) -> bool:
         """True when the stored session has this plugin's state in an older (or newer) shape."""
@@ -191,8 +191,19 @@ class TurnEngine:
 
     async def pending(self) -> tuple[PendingInterrupt, ...]:
         """The interrupts the session waits on now."""
-        snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
-        return pending(snapshot.interrupts)
+        return self._waiting(await asyncio.to_thread(self.graph.get_state, self.config))
+
+    def _waiting(self, snapshot: StateSnapshot) -> tuple[PendingInterrupt, ...]:
+        """A snapshot's interrupts; a breakpoint (a step waiting, no interrupt) becomes one."""
+        if snapshot.interrupts:
+            return pending(snapshot.interrupts)
+        policy = self.plugin.run_policy
+        if not snapshot.next or not (policy.interrupt_before or policy.interrupt_after):
+            return ()
+        step = " and ".join(node.replace("_", " ") for node in snapshot.next)
+        checkpoint_id = (snapshot.config.get("configurable") or {}).get("checkpoint_id")
+        value = {"question": f"Shall I go ahead and {step}?"}
+        return (PendingInterrupt(f"{BREAKPOINT}{checkpoint_id}", value),)
 
     async def run(self, request: TurnRequest) -> TurnResult:
         """One turn, without its events as they happen."""
@@ -203,100 +214,199 @@ class TurnEngine:
 
     async def stream(
         self, request: TurnRequest, *, events: bool = False
-    ) -> AsyncIterator[EngineEvent]:
+    ) -> AsyncGenerator[EngineEvent, None]:
         """Run one turn; yield its events as they happen (``events=True``) and, last,
-        ``TurnFinished``. Hold ``self.lock``, and consume the stream to its end."""
+        ``TurnFinished``. Hold ``self.lock``, and consume the stream to its end: the turn's writes
+        are kept once the transport asks for what follows ``TurnFinished`` (if it stops before,
+        the turn leaves no trace)."""
         if not self.lock.locked():
             raise RuntimeError("hold the engine's lock while a turn runs")
-        if request.resume is not None:
-            await self._check_resume(request.resume)
+        inputs = await self._inputs(request)
+        policy = self.plugin.run_policy
+        guard = TurnGuard(policy, await self._tokens_before())
+        writes = TurnWrites(self.context.registry.checkpointer)
+        config = self._config(request, guard, writes)
         modes: list[StreamMode] = (
             ["updates", "values", "messages"] if events else ["updates", "values"]
         )
         translator = Translator()
         state: dict[str, Any] = {}
-        interrupts: tuple[PendingInterrupt, ...] = ()
+        interrupted = False
         try:
-            async for namespace, mode, payload in self._chunks(
-                self._inputs(request), self._config(request), modes
-            ):
+            if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
+                raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
+            async for namespace, mode, payload in self._chunks(inputs, config, modes, guard):
                 if mode == "messages":
                     for item in translator.message(payload[0]):
                         yield item
                 elif mode == "updates":
                     for node in payload:
                         if node == "__interrupt__":
-                            if not namespace:
-                                interrupts = (*interrupts, *pending(payload[node]))
+                            interrupted = interrupted or not namespace
                         elif events:
                             for item in translator.node_finished(node, namespace):
                                 yield item
                 elif not namespace:
                     state = payload
-        except Exception:
+            if guard.stopped is not None:
+                raise guard.stopped
+        except TurnStopped as exc:
+            result = await self._failed(exc.code, str(exc))
+        except GraphRecursionError:
+            result = await self._failed("recursion_limit", f"over {policy.recursion_limit} steps")
+        except Exception as exc:
             logger.exception(
                 "agent %r failed in session %s", self.plugin.plugin_id, self.session_id
             )
-            message = f"The {self.plugin.title} agent could not handle that. Please try again."
-            error = TurnError("agent_error", message)
-            result = TurnResult(
-                [event("server.error", message=message, code=error.code)], {}, error=error
-            )
+            result = await self._failed("agent_error", f"{type(exc).__name__}", logged=True)
         else:
-            result = TurnResult(list(state.get("outbox") or []), state, interrupts)
+            waiting = await self._interrupts(config) if interrupted else ()
+            outbox = [
+                *(state.get("outbox") or []),
+                *approval_events(self.plugin.plugin_id, waiting),
+            ]
+            result = TurnResult(outbox, state, waiting)
+        self._spend(guard.tokens)
         yield TurnFinished(result)
+        if result.error is None:
+            await asyncio.to_thread(writes.commit)
 
-    async def _check_resume(self, resume: Mapping[str, Any]) -> None:
+    async def _failed(self, code: ErrorCode, detail: str, *, logged: bool = False) -> TurnResult:
+        """The result of a failed turn: the state before it, the error, the error screen (or the
+        approval still waiting)."""
+        if not logged:
+            logger.warning(
+                "agent %r stopped in session %s: %s (%s)",
+                self.plugin.plugin_id,
+                self.session_id,
+                code,
+                detail,
+            )
+        message = ERROR_MESSAGES[code].format(title=self.plugin.title)
+        snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
+        before: dict[str, Any] = dict(snapshot.values or {})
+        waiting = self._waiting(snapshot)
+        screen = (
+            approval_events(self.plugin.plugin_id, waiting)
+            if waiting
+            else self.plugin.failure_events(cast(CommonState, before), message)
+        )
+        error = TurnError(code, message)
+        return TurnResult(
+            [event("server.error", message=message, code=code), *screen], before, waiting, error
+        )
+
+    async def _interrupts(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
+        """What the turn just left waiting, read through its own (not yet committed) writes."""
+        return self._waiting(await asyncio.to_thread(self.graph.get_state, config))
+
+    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any] | None:
+        """The graph's input; a resume is checked first (``UnknownInterrupt``)."""
+        runtime_fields = {"mode": request.mode, "device": request.device, "outbox": None}
+        if request.resume is None:
+            usage = {"usage": {"tokens": self._tokens()}} if self._tokens() is not None else {}
+            return {**request.update, **runtime_fields, **usage}
         waiting = {i.id for i in await self.pending()}
-        unknown = sorted(set(resume) - waiting)
-        if unknown or not resume:
+        unknown = sorted(set(request.resume) - waiting)
+        if unknown or not request.resume:
             named = ", ".join(unknown) or "(none)"
             raise UnknownInterrupt(f"session {self.session_id} is not waiting on interrupt {named}")
+        breakpoints = [value for id_, value in request.resume.items() if id_.startswith(BREAKPOINT)]
+        if breakpoints:
+            # A breakpoint goes on (None) when approved; refused, the waiting step is dropped and
+            # the plugin redraws from where it was.
+            if all(breakpoints):
+                return None
+            return {"transcript": "", "pendingAction": None, **runtime_fields}
+        # Mode and device wait for the next turn: a resumed step may be resumed again, and a
+        # second value for them in one step is an error; clearing the outbox twice is not.
+        return Command(resume=dict(request.resume), update={"outbox": None})
 
-    def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any]:
-        if request.resume is not None:
-            # Mode and device wait for the next turn: a resumed step may be resumed again, and a
-            # second value for them in one step is an error; clearing the outbox twice is not.
-            return Command(resume=dict(request.resume), update={"outbox": None})
-        return {**request.update, "mode": request.mode, "device": request.device, "outbox": None}
+    def _config(self, request: TurnRequest, guard: TurnGuard, writes: TurnWrites) -> RunnableConfig:
+        policy = self.plugin.run_policy
+        configurable = {
+            **self.config.get("configurable", {}),
+            EXTRAS_KEY: request.extras,
+            # The run's checkpointer (LangGraph lends it to subgraphs too): see TurnWrites.
+            CONFIG_KEY_CHECKPOINTER: writes,
+        }
+        return {
+            **self.config,
+            "configurable": configurable,
+            "callbacks": [*cast(list[Any], self.config.get("callbacks") or []), guard],
+            "recursion_limit": policy.recursion_limit,
+        }
 
-    def _config(self, request: TurnRequest) -> RunnableConfig:
-        configurable = {**self.config.get("configurable", {}), EXTRAS_KEY: request.extras}
-        return {**self.config, "configurable": configurable}
+    def _tokens(self) -> int | None:
+        return self.context.tokens_spent.get(self.session_id)
+
+    def _seed_tokens(self, values: Mapping[str, Any]) -> None:
+        """Take the session's spent tokens from its state, unless this process counts them."""
+        stored = int((values.get("usage") or {}).get("tokens") or 0)
+        self.context.tokens_spent.setdefault(self.session_id, stored)
+
+    async def _tokens_before(self) -> int:
+        if self._tokens() is None:
+            snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
+            self._seed_tokens(snapshot.values or {})
+        return self._tokens() or 0
+
+    def _spend(self, tokens: int) -> None:
+        """Count a turn's tokens, failed turns included: they were spent all the same."""
+        if tokens:
+            spent = self.context.tokens_spent
+            spent[self.session_id] = spent.get(self.session_id, 0) + tokens
 
     async def _chunks(
-        self, inputs: Any, config: RunnableConfig, modes: list[StreamMode]
+        self, inputs: Any, config: RunnableConfig, modes: list[StreamMode], guard: TurnGuard
     ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
-        """The graph's stream, run in a worker thread (checkpointers and nodes may block); the
-        run stops at its next step once this iterator is closed."""
+        """The graph's stream, run in a worker thread (checkpointers and nodes may block), until
+        the deadline. Once cancelled (deadline, a limit, this iterator closed) the run stops at
+        its next step or callback; its writes are never committed."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        stop = threading.Event()
+        policy = self.plugin.run_policy
 
         def put(item: Any) -> None:
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, item)
             except RuntimeError:  # the event loop is gone (server shutdown)
-                stop.set()
+                guard.cancelled.set()
 
         def work() -> None:
             try:
                 for chunk in self.graph.stream(
-                    inputs, config, stream_mode=modes, subgraphs=True, durability=DURABILITY
+                    inputs,
+                    config,
+                    stream_mode=modes,
+                    subgraphs=True,
+                    durability=DURABILITY,
+                    interrupt_before=list(policy.interrupt_before) or None,
+                    interrupt_after=list(policy.interrupt_after) or None,
                 ):
-                    if stop.is_set():
-                        return
+                    if guard.cancelled.is_set():
+                        break  # stopped by a limit (the turn reads guard.stopped) or abandoned
                     put(chunk)
             except BaseException as exc:
                 put(_Failure(exc))
             else:
                 put(_END)
 
+        deadline = loop.time() + policy.deadline_s
         loop.run_in_executor(None, contextvars.copy_context().run, work)
+        ended = False
         try:
-            while (item := await queue.get()) is not _END:
+            while not ended:
+                try:
+                    item = await asyncio.wait_for(queue.get(), deadline - loop.time())
+                except TimeoutError:
+                    raise guard.stop("deadline_exceeded", f"over {policy.deadline_s} s") from None
                 if isinstance(item, _Failure):
+                    ended = True
                     raise item.error
-                yield item
+                ended = item is _END
+                if not ended:
+                    yield item
         finally:
-            stop.set()
+            if not ended:  # the deadline, or the transport stopped listening: stop the run
+                guard.cancelled.set()

@@ -16,13 +16,27 @@ The last event of a turn is always ``TurnFinished`` carrying the ``TurnResult``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
+from langgraph.types import Interrupt
 
 if TYPE_CHECKING:
     from runtime.turns.engine import TurnResult
+
+
+@dataclass(frozen=True)
+class PendingInterrupt:
+    """A LangGraph ``interrupt()`` (or a breakpoint) waiting for an answer: resume it by ``id``."""
+
+    id: str
+    value: Any
+
+
+def pending(interrupts: Iterable[Interrupt]) -> tuple[PendingInterrupt, ...]:
+    return tuple(PendingInterrupt(i.id, i.value) for i in interrupts)
 
 
 @dataclass(frozen=True)
@@ -141,8 +155,3 @@ class Translator:
         for call_id in ended:
             del self._open[call_id]
         return [ToolCallEnded(call_id) for call_id in ended]
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` as plain JSON data (an interrupt's value may hold any object)."""
-    return json.loads(json.dumps(value, default=str))

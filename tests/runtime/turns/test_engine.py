@@ -18,8 +18,7 @@ from runtime.turns import (
     TurnRequest,
     UnknownInterrupt,
 )
-
-from .conftest import Driver
+from tests.runtime.turns.conftest import Driver
 
 Drive = Callable[..., Driver]
 

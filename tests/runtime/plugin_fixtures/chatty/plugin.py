@@ -2,7 +2,8 @@
 
 The model streams a tool call (``lookup_rate``) and, once it has the tool's result, streams its
 answer; every reply reports ``TOKENS_PER_CALL`` tokens of usage. A message starting with "loop"
-makes the model call the tool forever. Each turn also says who the run is for (``RunExtras``).
+makes the model call the tool for ever. The policy allows 3 tool calls a turn and 100 tokens a
+session. Each turn also says who the run is for (``RunExtras``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from langgraph.prebuilt import ToolNode
 
 from runtime.contracts import CommonState, event
 from runtime.plugin import PluginBase
+from runtime.policy import RunPolicy
 from runtime.turns import run_extras
 
 TOKENS_PER_CALL = 15
@@ -49,8 +51,9 @@ class ScriptedModel(BaseChatModel):
 
     def _reply(self, messages: list[BaseMessage]) -> list[AIMessageChunk]:
         usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": TOKENS_PER_CALL}
-        asked = next(str(m.text) for m in messages if isinstance(m, HumanMessage))
-        calls = sum(isinstance(m, ToolMessage) for m in messages)
+        last = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
+        asked = str(messages[last].text)
+        calls = sum(isinstance(m, ToolMessage) for m in messages[last:])
         if calls and not asked.startswith("loop"):
             words = ANSWER.split(" ")
             chunks = [AIMessageChunk(content=w if i == 0 else f" {w}") for i, w in enumerate(words)]
@@ -115,6 +118,7 @@ MODEL = ScriptedModel()
 class ChattyPlugin(PluginBase):
     plugin_id = "chatty"
     title = "Chatty"
+    run_policy = RunPolicy(token_budget=100, max_tool_calls=3)
 
     def build_graph(self) -> StateGraph[Any]:
         graph = StateGraph(CommonState)
