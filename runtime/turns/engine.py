@@ -313,7 +313,7 @@ class TurnEngine:
         """What the turn just left waiting, read through its own (not yet committed) writes."""
         return self._waiting(await asyncio.to_thread(self.graph.get_state, config))
 
-    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any] | None:
+    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any]:
         """The graph's input; a resume is checked first (``UnknownInterrupt``)."""
         runtime_fields = {"mode": request.mode, "device": request.device, "outbox": None}
         if request.resume is None:
@@ -329,7 +329,7 @@ class TurnEngine:
             # A breakpoint goes on (None) when approved; refused, the waiting step is dropped and
             # the plugin redraws from where it was.
             if all(breakpoints):
-                return None
+                return Command(update={"outbox": None})
             return {"transcript": "", "pendingAction": None, **runtime_fields}
         # Mode and device wait for the next turn: a resumed step may be resumed again, and a
         # second value for them in one step is an error; clearing the outbox twice is not.
