@@ -31,7 +31,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from runtime.discovery import discover
 from runtime.observability import run_config
-from runtime.session import DURABILITY
+from runtime.turns.engine import DURABILITY
 
 MORTGAGE_TURN = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
 TRIVIAL_PLUGIN = """\

@@ -67,6 +67,8 @@ class CommonState(TypedDict, total=False):
     pendingAction: PendingAction | None
     outbox: Annotated[list[ServerEventDict], merge_outbox]
     meta: dict[str, Any]
+    #: What the session has spent, kept by the runtime: ``{"tokens": n}`` (see RunPolicy).
+    usage: dict[str, int]
     domain: dict[str, dict[str, Any]]
     state_version: int
 

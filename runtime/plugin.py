@@ -14,8 +14,9 @@ from typing import Any, ClassVar, get_args
 from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field
 
-from runtime.contracts import CommonState, Mode
+from runtime.contracts import CommonState, Mode, ServerEventDict
 from runtime.layout import SCREENS_FOLDER
+from runtime.policy import RunPolicy
 
 
 class Capabilities(BaseModel):
@@ -39,6 +40,8 @@ class PluginBase(ABC):
     state_version: ClassVar[int] = 1
     #: Short action names (without the ``<plugin_id>.`` prefix) this plugin accepts.
     actions: ClassVar[tuple[str, ...]] = ()
+    #: Limits and breakpoints of every turn (see docs/run-policy.md).
+    run_policy: ClassVar[RunPolicy] = RunPolicy()
 
     @property
     def folder(self) -> Path:
@@ -62,6 +65,7 @@ class PluginBase(ABC):
             pendingAction=None,
             outbox=[],
             meta={},
+            usage={"tokens": 0},
             domain={self.plugin_id: self.initial_domain_state()},
             state_version=self.state_version,
         )
@@ -69,6 +73,11 @@ class PluginBase(ABC):
     @abstractmethod
     def build_graph(self) -> StateGraph[Any]:
         """Return the *uncompiled* graph over ``CommonState``; the runtime compiles it."""
+
+    def failure_events(self, state: CommonState, message: str) -> list[ServerEventDict]:
+        """The screen shown after a failed turn, over ``state`` as it was before the turn; the
+        runtime sends ``server.error`` with ``message`` first. None by default."""
+        return []
 
     def action_id(self, action: str) -> str:
         """The namespaced id of one of this plugin's actions."""

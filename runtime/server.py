@@ -23,11 +23,12 @@ from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.audit import AuditLog
+from runtime.persistence import open_persistence, redacted
+from runtime.context import RuntimeContext
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
 from runtime.observability import tracing_callbacks
-from runtime.persistence import open_persistence, redacted
-from runtime.session import RuntimeContext, Session
+from runtime.session import Session
 from runtime.settings import Settings
 from runtime.wire import CloseCode, close_reason, describe
 

@@ -1,4 +1,4 @@
-"""One WebSocket connection: a LangGraph thread driven by client messages.
+"""One WebSocket connection: frames in, frames out, over the session's ``TurnEngine``.
 
 The session id is the LangGraph thread id, so the runtime's checkpointer holds the whole session.
 
@@ -12,53 +12,39 @@ The session id is the LangGraph thread id, so the runtime's checkpointer holds t
   A session stored under another ``state_version`` of the plugin (it was upgraded since) starts
   afresh: running the new graph on a state of the old shape would fail or, worse, mislead.
 
-Each turn: ``thinking`` true, the graph runs in a worker thread (``invoke`` with the checkpointer
-of the runtime), then the outbox is delivered (``runtime.outbox``) and ``thinking`` false closes
-it. ``client.mode.update`` changes delivery at once and reaches the state with the next turn.
-Two connections to one session id (a client reconnecting before the server noticed the old
-connection drop) are served both, one turn at a time.
+Each turn: ``thinking`` true, the engine runs the turn (``runtime.turns``), then the outbox is
+delivered (``runtime.outbox``) and ``thinking`` false closes it. ``client.mode.update`` changes
+delivery at once and reaches the state with the next turn. Two connections to one session id (a
+client reconnecting before the server noticed the old connection drop) are served both, one turn
+at a time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from dataclasses import dataclass, field
-from typing import Any, Final
-from weakref import WeakValueDictionary
+from contextlib import aclosing
+from typing import Any
 
 from fastapi import WebSocket
-from langchain_core.callbacks import BaseCallbackHandler
 
 from runtime.actions import ActionRejected, resolve_action
-from runtime.audit import AuditLog
+from runtime.context import RuntimeContext
 from runtime.contracts import Mode, ModeUpdate, ServerEventDict, TranscriptFinal, UiAction, event
-from runtime.discovery import Graph, Registry
-from runtime.observability import run_config
 from runtime.outbox import Delivery, prepare, resume_events, thinking, turn_delivery
 from runtime.plugin import PluginBase
-from runtime.settings import Settings
+from runtime.turns import (
+    Opening,
+    PendingInterrupt,
+    SessionRefused,
+    TurnEngine,
+    TurnFinished,
+    TurnRequest,
+    UnknownInterrupt,
+)
+from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
 from runtime.wire import CloseCode, ProtocolError, close_reason, encode, parse_client_frame
 
 logger = logging.getLogger(__name__)
-
-#: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
-#: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
-DURABILITY: Final = "exit"
-
-
-@dataclass(frozen=True)
-class RuntimeContext:
-    """What every session of one server shares."""
-
-    settings: Settings
-    registry: Registry
-    audit: AuditLog
-    callbacks: list[BaseCallbackHandler]
-    #: One lock per live session id: two connections to one session take turns, never race.
-    session_locks: WeakValueDictionary[str, asyncio.Lock] = field(
-        default_factory=WeakValueDictionary
-    )
 
 
 class Session:
@@ -80,32 +66,24 @@ class Session:
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
-        self.lock = context.session_locks.setdefault(session_id, asyncio.Lock())
-        self.config = run_config(
-            session_id=session_id, agent_id=plugin.plugin_id, callbacks=context.callbacks
-        )
+        #: The interrupts the session waits on: the next answer resumes them.
+        self.waiting: tuple[PendingInterrupt, ...] = ()
 
     async def serve(self) -> None:
         """Start or resume the session, then answer client frames until the client leaves."""
-        graph = await self._graph()
-        if graph is None:
+        engine = await self._engine()
+        if engine is None:
             return
-        async with self.lock:
-            snapshot = await asyncio.to_thread(graph.get_state, self.config)
-            values = snapshot.values
-            if values and self.plugin.plugin_id not in (values.get("domain") or {}):
-                reason = f"session {self.session_id} belongs to another agent"
-                await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(reason))
+        async with engine.lock:
+            try:
+                opening = await engine.open()
+            except SessionRefused as exc:
+                await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(str(exc)))
                 return
-            if values and self._stale(values):
-                await asyncio.to_thread(
-                    self.context.registry.checkpointer.delete_thread, self.session_id
-                )
-                values = {}
-            if values:
-                await self.resume(graph, values)
+            if opening.state:
+                await self.resume(engine, opening)
             else:
-                await self.turn(graph, dict(self.plugin.create_initial_state()))
+                await self.turn(engine, engine.start(**self._delivery()))
         while True:
             message = await self.websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -116,36 +94,26 @@ class Session:
                     "binary frames are not supported; send JSON text", "binary_frame"
                 )
             else:
-                async with self.lock:
-                    await self.handle(graph, text)
+                async with engine.lock:
+                    await self.handle(engine, text)
 
-    def _stale(self, values: dict[str, Any]) -> bool:
-        """True when the stored session has this plugin's state in an older (or newer) shape."""
-        stored = values.get("state_version")
-        if stored == self.plugin.state_version:
-            return False
-        logger.warning(
-            "session %s of agent %r was stored with state_version %r, the plugin is now at %r: "
-            "starting the session afresh",
-            self.session_id,
-            self.plugin.plugin_id,
-            stored,
-            self.plugin.state_version,
-        )
-        return True
-
-    async def resume(self, graph: Graph, values: dict[str, Any]) -> None:
+    async def resume(self, engine: TurnEngine, opening: Opening) -> None:
         """Redraw a checkpointed session of this plugin."""
+        values = opening.state
         self.mode = self.requested_mode or values.get("mode", "voice")
         self.device = values.get("device", self.device)
         logger.info("resuming session %s of agent %r", self.session_id, self.plugin.plugin_id)
-        events = resume_events(values.get("ui"))
+        self.waiting = opening.interrupts
+        events = [
+            *resume_events(values.get("ui")),
+            *approval_events(self.plugin.plugin_id, self.waiting),
+        ]
         if events:
             await self.deliver(prepare(events, mode=self.mode, surfaces=self.surfaces))
         else:
-            await self.turn(graph, {"transcript": "", "pendingAction": None})
+            await self.turn(engine, TurnRequest.say("", **self._delivery()))
 
-    async def handle(self, graph: Graph, text: str) -> None:
+    async def handle(self, engine: TurnEngine, text: str) -> None:
         """Answer one client frame: a turn, a mode change, or a ``server.error``."""
         try:
             message = parse_client_frame(text, max_bytes=self.context.settings.max_message_bytes)
@@ -159,36 +127,55 @@ class Session:
             await self.send_error(str(exc), exc.code)
             return
         payload = message.payload
-        if isinstance(payload, TranscriptFinal):
-            await self.turn(graph, {"transcript": payload.text, "pendingAction": None})
+        if isinstance(payload, TranscriptFinal) and self.waiting:
+            resume = answer_words(self.waiting, payload.text)
+            if resume is None:
+                await self.ask_again()
+            else:
+                await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        elif isinstance(payload, TranscriptFinal):
+            await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
         elif isinstance(payload, UiAction):
             try:
+                resume = answer_click(
+                    self.plugin.plugin_id, self.waiting, payload.actionId, payload.data
+                )
+                if resume is not None:
+                    await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+                    return
                 action = resolve_action(self.plugin, payload.actionId, payload.data)
-            except ActionRejected as exc:
+            except (ActionRejected, BadAnswer) as exc:
                 await self.send_error(str(exc), "action_rejected")
                 return
-            await self.turn(graph, {"transcript": "", "pendingAction": action})
+            await self.turn(engine, TurnRequest.click(action, **self._delivery()))
         elif isinstance(payload, ModeUpdate):
             self.mode, self.device = payload.mode, payload.device
 
-    async def turn(self, graph: Graph, update: dict[str, Any]) -> None:
-        """Run the graph once on ``update`` and deliver its outbox between thinking true/false."""
+    def _delivery(self) -> dict[str, Any]:
+        return {"mode": self.mode, "device": self.device}
+
+    async def turn(self, engine: TurnEngine, request: TurnRequest) -> None:
+        """Run one turn and deliver its outbox between thinking true/false. The turn is kept once
+        delivered: if the client is gone before, the engine drops it (see ``TurnEngine.stream``)."""
         await self.send(thinking(True))
-        inputs = {**update, "mode": self.mode, "device": self.device, "outbox": None}
-        events: list[ServerEventDict]
         try:
-            state = await asyncio.to_thread(
-                graph.invoke, inputs, self.config, durability=DURABILITY
-            )
-        except Exception:
-            logger.exception(
-                "agent %r failed in session %s", self.plugin.plugin_id, self.session_id
-            )
-            message = f"The {self.plugin.title} agent could not handle that. Please try again."
-            events = [event("server.error", message=message, code="agent_error")]
-        else:
-            self.mode = state.get("mode", self.mode)
-            events = state.get("outbox") or []
+            async with aclosing(engine.stream(request)) as items:
+                async for item in items:
+                    if isinstance(item, TurnFinished):
+                        result = item.result
+                        self.waiting = result.interrupts
+                        self.mode = result.state.get("mode", self.mode)
+                        await self.deliver(
+                            turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
+                        )
+        except UnknownInterrupt as exc:
+            await self.send_error(str(exc), "unknown_interrupt")
+            await self.send(thinking(False))
+
+    async def ask_again(self) -> None:
+        """Words that answer no pending question: the approval is asked again, nothing runs."""
+        events = approval_events(self.plugin.plugin_id, self.waiting)
+        await self.send(thinking(True))
         await self.deliver(turn_delivery(events, mode=self.mode, surfaces=self.surfaces))
 
     async def deliver(self, delivery: Delivery) -> None:
@@ -219,10 +206,10 @@ class Session:
     async def send_error(self, message: str, code: str) -> None:
         await self.send(event("server.error", message=message, code=code))
 
-    async def _graph(self) -> Graph | None:
-        """The plugin's compiled graph; on failure, tell the client and close (1011)."""
+    async def _engine(self) -> TurnEngine | None:
+        """The session's turn engine; if the graph fails to build, tell the client, close (1011)."""
         try:
-            return await asyncio.to_thread(self.context.registry.graph, self.plugin.plugin_id)
+            return await TurnEngine.create(self.context, self.plugin, self.session_id)
         except Exception:
             logger.exception("agent %r could not build its graph", self.plugin.plugin_id)
             await self.send_error(f"The {self.plugin.title} agent is unavailable.", "agent_error")

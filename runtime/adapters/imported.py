@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_store
+from langgraph.errors import GraphBubbleUp, GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from pydantic_core import to_jsonable_python
 
@@ -48,6 +49,7 @@ from runtime.contracts import (
 from runtime.layout import SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
+from runtime.turns.limits import TurnStopped
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +57,8 @@ ScreenName = Literal["welcome", "collecting", "result", "error"]
 #: Set by ``welcome``: the next message starts a new conversation with the agent.
 FRESH = "_fresh"
 ERROR_TEXT = "Sorry, something went wrong while answering. Please try again."
+#: What an agent raises that is not its failure: an interrupt, the recursion limit, a turn limit.
+RUN_CONTROL = (GraphBubbleUp, GraphRecursionError, TurnStopped)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class ImportedPlugin(PluginBase):
         domain["question"] = question
         try:
             outcome = self.run(question, fresh=fresh, config=config)
+        except RUN_CONTROL:
+            raise  # an interrupt waiting for the customer, or a limit: the turn engine's business
         except Exception as exc:
             logger.exception("agent %r raised while answering", self.plugin_id)
             audit = event(
@@ -133,6 +139,11 @@ class ImportedPlugin(PluginBase):
             return self.show(state, "collecting", done)
         transcript = event("server.transcript.final", text=outcome.answer, role="agent")
         return self.show(state, "result", done, voice=speakable(outcome.answer), extra=[transcript])
+
+    def failure_events(self, state: CommonState, message: str) -> list[ServerEventDict]:
+        """The error screen, over the conversation as it was before the failed turn."""
+        failed = {**self.domain(state), "answer": "", "error": message}
+        return list(self.show(state, "error", failed, voice=message)["outbox"])
 
     def domain(self, state: CommonState) -> dict[str, Any]:
         """This plugin's part of the session state."""

@@ -1,0 +1,439 @@
+"""``TurnEngine``: one session's turns, whatever the transport that carries them.
+
+See the package docstring (``runtime.turns``) for how a transport drives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+from langgraph.errors import GraphRecursionError
+from langgraph.types import Command, StateSnapshot, StreamMode
+
+from runtime.context import RuntimeContext
+from runtime.contracts import CommonState, Mode, PendingAction, ServerEventDict, event
+from runtime.discovery import Graph
+from runtime.observability import run_config
+from runtime.plugin import PluginBase
+from runtime.turns.approvals import approval_events
+from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
+from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
+from runtime.turns.rollback import TurnWrites
+
+logger = logging.getLogger(__name__)
+
+#: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
+#: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
+DURABILITY: Final = "exit"
+#: The id prefix of a breakpoint (``interrupt_before`` / ``interrupt_after``) waiting for approval.
+BREAKPOINT: Final = "breakpoint:"
+#: Where a run's ``RunExtras`` sit in ``config["configurable"]`` (read them with ``run_extras``).
+EXTRAS_KEY: Final = "runtime_extras"
+
+#: What the customer hears for each error code ({title} is the plugin's).
+ERROR_MESSAGES: Final[dict[str, str]] = {
+    "agent_error": "The {title} agent could not handle that. Please try again.",
+    "recursion_limit": "The {title} agent took too many steps on that and was stopped.",
+    "deadline_exceeded": "The {title} agent took too long on that and was stopped.",
+    "budget_exhausted": "This session has used up its budget with the {title} agent.",
+    "tool_limit": "The {title} agent used too many tools on that and was stopped.",
+}
+
+
+class SessionRefused(Exception):
+    """The session id is stored for another agent: it must not be served by this one."""
+
+
+class UnknownInterrupt(Exception):
+    """A resume names an interrupt the session is not waiting on (it is never applied)."""
+
+
+@dataclass(frozen=True)
+class RunExtras:
+    """What a transport adds to one run, beyond the state update: nodes read it with
+    ``run_extras(config)``."""
+
+    #: Who the run is for, when the transport knows (an AG-UI caller, a signed-in device).
+    user_id: str | None = None
+    #: Tools the client runs itself (frontend or device tools), as the transport describes them.
+    client_tools: tuple[Mapping[str, Any], ...] = ()
+    #: Anything else the transport hands over (AG-UI ``context``, forwarded props).
+    context: Mapping[str, Any] = field(default_factory=dict)
+
+
+def run_extras(config: RunnableConfig) -> RunExtras:
+    """The extras of the run ``config`` belongs to (empty ones outside the engine)."""
+    extras = (config.get("configurable") or {}).get(EXTRAS_KEY)
+    return extras if isinstance(extras, RunExtras) else RunExtras()
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What starts a turn: a state update, or answers to pending interrupts by id."""
+
+    update: Mapping[str, Any] = field(default_factory=dict)
+    #: interrupt id -> the value ``interrupt()`` returns; the ids must all be pending.
+    resume: Mapping[str, Any] | None = None
+    mode: Mode = "voice"
+    device: str = "web"
+    extras: RunExtras = field(default_factory=RunExtras)
+
+    @classmethod
+    def say(cls, text: str, **options: Any) -> TurnRequest:
+        return cls({"transcript": text, "pendingAction": None}, **options)
+
+    @classmethod
+    def click(cls, action: PendingAction, **options: Any) -> TurnRequest:
+        return cls({"transcript": "", "pendingAction": action}, **options)
+
+    @classmethod
+    def answer(cls, resume: Mapping[str, Any], **options: Any) -> TurnRequest:
+        return cls(resume=resume, **options)
+
+
+@dataclass(frozen=True)
+class TurnError:
+    code: ErrorCode
+    message: str
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What a turn left: the events for the client, the state, what it waits on, or an error."""
+
+    #: The graph's outbox (on failure: ``server.error`` and the plugin's error screen).
+    outbox: list[ServerEventDict]
+    #: The plugin's state after the turn (on failure: as it was before the turn).
+    state: dict[str, Any]
+    interrupts: tuple[PendingInterrupt, ...] = ()
+    error: TurnError | None = None
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A session as a transport finds it: ``state`` is empty for a new session."""
+
+    state: dict[str, Any]
+    interrupts: tuple[PendingInterrupt, ...]
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: BaseException
+
+
+@dataclass
+class _Done:
+    """A run's end: the plugin's state, and whether it stopped on an interrupt."""
+
+    state: dict[str, Any]
+    interrupted: bool
+
+
+#: A chunk of LangGraph's stream: (namespace, mode, payload).
+Chunk = tuple[tuple[str, ...], str, Any]
+
+
+class TurnEngine:
+    """Runs the turns of one session (a LangGraph thread) of one plugin."""
+
+    def __init__(
+        self, context: RuntimeContext, plugin: PluginBase, session_id: str, graph: Graph
+    ) -> None:
+        self.context = context
+        self.plugin = plugin
+        self.session_id = session_id
+        self.graph = graph
+        #: Held by the transport around ``open`` and each turn: one turn of a session at a time.
+        self.lock = context.session_lock(session_id)
+        self.config = run_config(
+            session_id=session_id, agent_id=plugin.plugin_id, callbacks=context.callbacks
+        )
+
+    @classmethod
+    async def create(
+        cls, context: RuntimeContext, plugin: PluginBase, session_id: str
+    ) -> TurnEngine:
+        """The engine over the plugin's compiled graph (raises what building the graph raises)."""
+        graph = await asyncio.to_thread(context.registry.graph, plugin.plugin_id)
+        return cls(context, plugin, session_id, graph)
+
+    async def open(self) -> Opening:
+        """The session's stored state and pending interrupts; a stale session is forgotten."""
+        snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
+        values: dict[str, Any] = dict(snapshot.values or {})
+        if values and self.plugin.plugin_id not in (values.get("domain") or {}):
+            raise SessionRefused(f"session {self.session_id} belongs to another agent")
+        if values and self._stale(values):
+            await asyncio.to_thread(
+                self.context.registry.checkpointer.delete_thread, self.session_id
+            )
+            return Opening({}, ())
+        self._seed_tokens(values)
+        return Opening(values, self._waiting(snapshot))
+
+    def _stale(self, values: dict[str, Any]) -> bool:
+        """True when the stored session has this plugin's state in an older (or newer) shape."""
+        stored = values.get("state_version")
+        if stored == self.plugin.state_version:
+            return False
+        logger.warning(
+            "session %s of agent %r was stored with state_version %r, the plugin is now at %r: "
+            "starting the session afresh",
+            self.session_id,
+            self.plugin.plugin_id,
+            stored,
+            self.plugin.state_version,
+        )
+        return True
+
+    def start(self, **options: Any) -> TurnRequest:
+        """The first turn of a new session: the plugin's initial state, an empty transcript."""
+        return TurnRequest(dict(self.plugin.create_initial_state()), **options)
+
+    async def pending(self) -> tuple[PendingInterrupt, ...]:
+        """The interrupts the session waits on now."""
+        return self._waiting(await asyncio.to_thread(self.graph.get_state, self.config))
+
+    def _waiting(self, snapshot: StateSnapshot) -> tuple[PendingInterrupt, ...]:
+        """A snapshot's interrupts; a breakpoint (a step waiting, no interrupt) becomes one."""
+        if snapshot.interrupts:
+            return pending(snapshot.interrupts)
+        policy = self.plugin.run_policy
+        if not snapshot.next or not (policy.interrupt_before or policy.interrupt_after):
+            return ()
+        step = " and ".join(node.replace("_", " ") for node in snapshot.next)
+        checkpoint_id = (snapshot.config.get("configurable") or {}).get("checkpoint_id")
+        value = {"question": f"Shall I go ahead and {step}?"}
+        return (PendingInterrupt(f"{BREAKPOINT}{checkpoint_id}", value),)
+
+    async def run(self, request: TurnRequest) -> TurnResult:
+        """One turn, without its events as they happen."""
+        async for item in self.stream(request):
+            if isinstance(item, TurnFinished):
+                result = item.result
+        return result
+
+    async def stream(
+        self, request: TurnRequest, *, events: bool = False
+    ) -> AsyncGenerator[EngineEvent, None]:
+        """Run one turn; yield its events as they happen (``events=True``) and, last,
+        ``TurnFinished``. Hold ``self.lock``, and consume the stream to its end: the turn's writes
+        are kept once the transport asks for what follows ``TurnFinished`` (if it stops before,
+        the turn leaves no trace)."""
+        if not self.lock.locked():
+            raise RuntimeError("hold the engine's lock while a turn runs")
+        inputs = await self._inputs(request)
+        policy = self.plugin.run_policy
+        guard = TurnGuard(policy, await self._tokens_before())
+        writes = TurnWrites(self.context.registry.checkpointer)
+        config = self._config(request, guard, writes)
+        translator = Translator()
+        state: dict[str, Any] = {}
+        interrupted = False
+        try:
+            if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
+                raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
+            async for item in self._run(inputs, config, guard, events=events):
+                if isinstance(item, _Done):
+                    state, interrupted = item.state, item.interrupted
+                    continue
+                namespace, mode, payload = item
+                if mode == "messages":
+                    for engine_event in translator.message(payload[0]):
+                        yield engine_event
+                else:
+                    for node in payload:
+                        for engine_event in translator.node_finished(node, namespace):
+                            yield engine_event
+            guard.check()
+        except Exception as exc:
+            stopped = guard.stopped or (exc if isinstance(exc, TurnStopped) else None)
+            if stopped is not None:  # a limit; the run may have ended in GraphDrained meanwhile
+                result = await self._failed(stopped.code, str(stopped))
+            elif isinstance(exc, GraphRecursionError):
+                detail = f"over {policy.recursion_limit} steps"
+                result = await self._failed("recursion_limit", detail)
+            else:
+                result = await self._agent_error(exc)
+        else:
+            waiting = await self._interrupts(config) if interrupted else ()
+            outbox = [
+                *(state.get("outbox") or []),
+                *approval_events(self.plugin.plugin_id, waiting),
+            ]
+            result = TurnResult(outbox, state, waiting)
+        self._spend(guard.tokens)
+        yield TurnFinished(result)
+        if result.error is None:
+            await asyncio.to_thread(writes.commit)
+
+    async def _agent_error(self, exc: Exception) -> TurnResult:
+        logger.error(
+            "agent %r failed in session %s",
+            self.plugin.plugin_id,
+            self.session_id,
+            exc_info=exc,
+        )
+        return await self._failed("agent_error", type(exc).__name__, logged=True)
+
+    async def _failed(self, code: ErrorCode, detail: str, *, logged: bool = False) -> TurnResult:
+        """The result of a failed turn: the state before it, the error, the error screen (or the
+        approval still waiting)."""
+        if not logged:
+            logger.warning(
+                "agent %r stopped in session %s: %s (%s)",
+                self.plugin.plugin_id,
+                self.session_id,
+                code,
+                detail,
+            )
+        message = ERROR_MESSAGES[code].format(title=self.plugin.title)
+        snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
+        before: dict[str, Any] = dict(snapshot.values or {})
+        waiting = self._waiting(snapshot)
+        screen = (
+            approval_events(self.plugin.plugin_id, waiting)
+            if waiting
+            else self.plugin.failure_events(cast(CommonState, before), message)
+        )
+        error = TurnError(code, message)
+        return TurnResult(
+            [event("server.error", message=message, code=code), *screen], before, waiting, error
+        )
+
+    async def _interrupts(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
+        """What the turn just left waiting, read through its own (not yet committed) writes."""
+        return self._waiting(await asyncio.to_thread(self.graph.get_state, config))
+
+    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any]:
+        """The graph's input; a resume is checked first (``UnknownInterrupt``)."""
+        runtime_fields = {"mode": request.mode, "device": request.device, "outbox": None}
+        if request.resume is None:
+            usage = {"usage": {"tokens": self._tokens()}} if self._tokens() is not None else {}
+            return {**request.update, **runtime_fields, **usage}
+        waiting = {i.id for i in await self.pending()}
+        unknown = sorted(set(request.resume) - waiting)
+        if unknown or not request.resume:
+            named = ", ".join(unknown) or "(none)"
+            raise UnknownInterrupt(f"session {self.session_id} is not waiting on interrupt {named}")
+        breakpoints = [value for id_, value in request.resume.items() if id_.startswith(BREAKPOINT)]
+        if breakpoints:
+            # A breakpoint goes on (None) when approved; refused, the waiting step is dropped and
+            # the plugin redraws from where it was.
+            if all(breakpoints):
+                return Command(update={"outbox": None})
+            return {"transcript": "", "pendingAction": None, **runtime_fields}
+        # Mode and device wait for the next turn: a resumed step may be resumed again, and a
+        # second value for them in one step is an error; clearing the outbox twice is not.
+        return Command(resume=dict(request.resume), update={"outbox": None})
+
+    def _config(self, request: TurnRequest, guard: TurnGuard, writes: TurnWrites) -> RunnableConfig:
+        policy = self.plugin.run_policy
+        configurable = {
+            **self.config.get("configurable", {}),
+            EXTRAS_KEY: request.extras,
+            # The run's checkpointer (LangGraph lends it to subgraphs too): see TurnWrites.
+            CONFIG_KEY_CHECKPOINTER: writes,
+        }
+        return {
+            **self.config,
+            "configurable": configurable,
+            "callbacks": [*cast(list[Any], self.config.get("callbacks") or []), guard],
+            "recursion_limit": policy.recursion_limit,
+        }
+
+    def _tokens(self) -> int | None:
+        return self.context.tokens_spent.get(self.session_id)
+
+    def _seed_tokens(self, values: Mapping[str, Any]) -> None:
+        """Take the session's spent tokens from its state, unless this process counts them."""
+        stored = int((values.get("usage") or {}).get("tokens") or 0)
+        self.context.tokens_spent.setdefault(self.session_id, stored)
+
+    async def _tokens_before(self) -> int:
+        if self._tokens() is None:
+            snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
+            self._seed_tokens(snapshot.values or {})
+        return self._tokens() or 0
+
+    def _spend(self, tokens: int) -> None:
+        """Count a turn's tokens, failed turns included: they were spent all the same."""
+        if tokens:
+            spent = self.context.tokens_spent
+            spent[self.session_id] = spent.get(self.session_id, 0) + tokens
+
+    async def _run(
+        self, inputs: Any, config: RunnableConfig, guard: TurnGuard, *, events: bool
+    ) -> AsyncIterator[Chunk | _Done]:
+        """Run the graph in a worker thread (checkpointers and nodes may block) until the
+        deadline: with ``events``, its ``messages`` and ``updates`` chunks as they come; last,
+        ``_Done``. Once cancelled (the deadline, a limit, this iterator closed) the run stops at
+        its next step or callback, and its writes are never committed."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Chunk | _Done | _Failure] = asyncio.Queue()
+        policy = self.plugin.run_policy
+        # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
+        modes: list[StreamMode] = (
+            ["updates", "values", "messages"] if events else ["updates", "values"]
+        )
+
+        def put(item: Chunk | _Done | _Failure) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the event loop is gone (server shutdown)
+                guard.cancel()
+
+        def work() -> None:
+            done = _Done({}, False)
+            try:
+                for chunk in self.graph.stream(
+                    inputs,
+                    config,
+                    stream_mode=modes,
+                    subgraphs=events,
+                    durability=DURABILITY,
+                    control=guard.control,
+                    interrupt_before=list(policy.interrupt_before) or None,
+                    interrupt_after=list(policy.interrupt_after) or None,
+                ):
+                    if guard.cancelled:
+                        break  # stopped by a limit (the turn reads guard.stopped) or abandoned
+                    namespace, mode, payload = cast(Chunk, chunk if events else ((), *chunk))
+                    if mode == "values":
+                        if not namespace:
+                            done.state = payload
+                    elif mode == "updates" and "__interrupt__" in payload:
+                        done.interrupted = done.interrupted or not namespace
+                    elif events:
+                        put((namespace, mode, payload))
+            except BaseException as exc:
+                put(_Failure(exc))
+            else:
+                put(done)
+
+        def deadline() -> None:
+            put(_Failure(guard.stop("deadline_exceeded", f"over {policy.deadline_s} s")))
+
+        timer = loop.call_later(policy.deadline_s, deadline)
+        loop.run_in_executor(None, contextvars.copy_context().run, work)
+        ended = False
+        try:
+            while not ended:
+                item = await queue.get()
+                if isinstance(item, _Failure):
+                    ended = True
+                    raise item.error
+                ended = isinstance(item, _Done)
+                yield item
+        finally:
+            timer.cancel()
+            if not ended:  # the transport stopped listening: stop the run
+                guard.cancel()

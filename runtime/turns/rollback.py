@@ -1,0 +1,175 @@
+"""``TurnWrites``: a turn's checkpoints are kept only if the turn succeeds.
+
+The engine runs each turn with a ``TurnWrites`` in front of the runtime's checkpointer (LangGraph
+lends a run's checkpointer to its subgraphs, so an imported agent's own state is covered too).
+Reads see the turn's writes; ``commit`` writes them through, in order, once the transport has
+taken the turn's result. A failed turn (an exception, a limit, the deadline, a client gone before
+delivery) is never committed, so the session stays as it was before the turn: no rollback I/O,
+and with ``durability="exit"`` a successful turn writes what it wrote before.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
+from functools import partial
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    copy_checkpoint,
+    get_checkpoint_id,
+)
+
+Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
+
+
+def merge_writes(kept: list[PendingWrite], new: Sequence[PendingWrite]) -> list[PendingWrite]:
+    """Writes as a checkpointer keeps them: a special channel's (error, interrupt, ...) latest
+    write replaces the one before; a task's other writes are stored once, the first time."""
+    merged = list(kept)
+    for task_id, channel, value in new:
+        if channel in WRITES_IDX_MAP:
+            merged = [w for w in merged if (w[0], w[1]) != (task_id, channel)]
+        elif any(w[0] == task_id and w[1] not in WRITES_IDX_MAP for w in kept):
+            continue
+        merged.append((task_id, channel, value))
+    return merged
+
+
+def _where(config: RunnableConfig) -> tuple[str, str]:
+    configurable = config.get("configurable") or {}
+    return str(configurable["thread_id"]), str(configurable.get("checkpoint_ns", ""))
+
+
+class TurnWrites(BaseCheckpointSaver[Any]):
+    """One turn's checkpoint writes, held in memory in front of ``inner`` until ``commit``."""
+
+    def __init__(self, inner: BaseCheckpointSaver[Any]) -> None:
+        super().__init__(serde=inner.serde)
+        self.inner = inner
+        # Shared by the clones ``with_allowlist`` makes: one turn, one log.
+        self._log: list[Callable[[], object]] = []
+        self._held: dict[Key, CheckpointTuple] = {}
+        self._latest: dict[tuple[str, str], str] = {}
+        self._writes: dict[Key, list[PendingWrite]] = {}
+
+    def commit(self) -> None:
+        """Write the turn's checkpoints and writes through to the runtime's checkpointer."""
+        for write in self._log:
+            write()
+        self._log.clear()
+
+    def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> TurnWrites:
+        clone = copy.copy(self)
+        clone.inner = self.inner.with_allowlist(extra_allowlist)
+        clone.serde = clone.inner.serde
+        return clone
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        thread, ns = _where(config)
+        checkpoint_id = get_checkpoint_id(config) or self._latest.get((thread, ns))
+        held = self._held.get((thread, ns, checkpoint_id or ""))
+        found = held or self.inner.get_tuple(config)
+        if found is None:
+            return None
+        extra = self._writes.get((thread, ns, found.checkpoint["id"]))
+        if not extra:
+            return found
+        return found._replace(pending_writes=merge_writes(found.pending_writes or [], extra))
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """The committed history only: a turn never lists its own checkpoints."""
+        return self.inner.list(config, filter=filter, before=before, limit=limit)
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        thread, ns = _where(config)
+        kept = copy_checkpoint(checkpoint)
+        saved: RunnableConfig = {
+            "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
+        }
+        parent_id = get_checkpoint_id(config)
+        parent: RunnableConfig | None = (
+            {"configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": parent_id}}
+            if parent_id
+            else None
+        )
+        self._held[(thread, ns, kept["id"])] = CheckpointTuple(saved, kept, metadata, parent, [])
+        self._latest[(thread, ns)] = kept["id"]
+        self._log.append(partial(self.inner.put, config, kept, metadata, new_versions))
+        return saved
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        thread, ns = _where(config)
+        key = (thread, ns, str(get_checkpoint_id(config)))
+        self._writes[key] = merge_writes(
+            self._writes.get(key, []), [(task_id, c, v) for c, v in writes]
+        )
+        self._log.append(partial(self.inner.put_writes, config, list(writes), task_id, task_path))
+
+    def get_next_version(self, current: Any, channel: None) -> Any:
+        return self.inner.get_next_version(current, channel)
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.inner.delete_thread(thread_id)
+
+    # Subgraphs run by async agents call the async methods: the held writes are in memory, and
+    # the runtime's checkpointer is used through its sync methods, as for the rest of the turn.
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self.get_tuple(config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        for item in self.list(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return self.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self.put_writes(config, writes, task_id, task_path)

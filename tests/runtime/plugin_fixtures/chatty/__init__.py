@@ -1,0 +1,3 @@
+"""Chatty: a model that calls a tool, then answers; a test plugin."""
+
+PLUGIN_ID = "chatty"

@@ -1,0 +1,41 @@
+"""An approval agent as LangGraph's server runs it: it asks before it adds a payee.
+
+"repeat ..." sends it into a loop that adds "Echo" as a payee at every step and never stops.
+"""
+
+from typing import TypedDict
+
+from langgraph.graph import START, StateGraph
+from langgraph.types import interrupt
+
+
+class PayeeState(TypedDict, total=False):
+    request: str
+    reply: str
+    payees: list[str]
+
+
+def route(state: PayeeState) -> str:
+    return "repeat" if state.get("request", "").startswith("repeat") else "propose"
+
+
+def propose(state: PayeeState) -> PayeeState:
+    name = state.get("request", "").removeprefix("add").strip().title() or "Nobody"
+    approved = interrupt(
+        {"question": f"Add {name} as a payee?", "details": {"Name": name, "Sort code": "12-34-56"}}
+    )
+    if approved is True:
+        return {"payees": [*state.get("payees", []), name], "reply": f"Added {name} as a payee."}
+    return {"reply": f"Cancelled: {name} was not added."}
+
+
+def repeat(state: PayeeState) -> PayeeState:
+    return {"payees": [*state.get("payees", []), "Echo"]}
+
+
+builder = StateGraph(PayeeState)
+builder.add_node("propose", propose)
+builder.add_node("repeat", repeat)
+builder.add_conditional_edges(START, route, ["propose", "repeat"])
+builder.add_edge("repeat", "repeat")  # the stop condition never holds
+graph = builder.compile()

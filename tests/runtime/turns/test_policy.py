@@ -1,0 +1,81 @@
+"""Limits and rollback on real graphs: a failed turn leaves the session as it was before it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+from tests.runtime.turns.conftest import Driver
+
+Drive = Callable[..., Driver]
+
+
+def said(driver_result: object) -> list[str]:
+    outbox = driver_result.outbox  # type: ignore[attr-defined]
+    return [e["payload"]["text"] for e in outbox if e["type"] == "server.voice.say"]
+
+
+def codes(result: object) -> list[str]:
+    outbox = result.outbox  # type: ignore[attr-defined]
+    return [e["payload"]["code"] for e in outbox if e["type"] == "server.error"]
+
+
+def test_a_runaway_loop_is_stopped_at_the_recursion_limit_and_leaves_no_trace(
+    drive: Drive,
+) -> None:
+    runaway = drive("runaway")
+    runaway.start()
+    assert said(runaway.say("hello")) == ["hello after 2 steps"]
+    started = time.monotonic()
+    stopped = runaway.say("loop for ever")
+    assert time.monotonic() - started < 5
+    assert stopped.error is not None and stopped.error.code == "recursion_limit"
+    assert codes(stopped) == ["recursion_limit"]
+    assert stopped.state["domain"]["runaway"]["steps"] == 2  # the state before the turn
+    transcript = [e["payload"]["text"] for e in stopped.outbox if e["type"] != "server.error"]
+    assert transcript == ["failed at 2 steps"]  # the plugin's error screen, over that state
+    assert said(runaway.say("again")) == ["again after 3 steps"]
+
+
+def test_an_exception_halfway_leaves_no_trace(drive: Drive) -> None:
+    runaway = drive("runaway")
+    runaway.start()
+    failed = runaway.say("half way")
+    assert failed.error is not None and failed.error.code == "agent_error"
+    assert said(runaway.say("next")) == ["next after 2 steps"]
+
+
+def test_the_deadline_stops_the_turn_and_its_graph(drive: Drive) -> None:
+    runaway = drive("runaway")
+    runaway.start()
+    started = time.monotonic()
+    late = runaway.say("crawl on")
+    assert 1.0 <= time.monotonic() - started < 3
+    assert late.error is not None and late.error.code == "deadline_exceeded"
+    steps = sys.modules[type(runaway.engine.plugin).__module__].STEPS_TAKEN
+    crawled = steps.count("crawl on")
+    time.sleep(0.3)  # a graph left running would take several more steps meanwhile
+    assert steps.count("crawl on") <= crawled + 1
+    assert said(runaway.say("after")) == ["after after 2 steps"]
+
+
+def test_too_many_tool_calls_stop_the_turn(drive: Drive) -> None:
+    chatty = drive("chatty")
+    chatty.start()
+    looped = chatty.say("loop the tool")
+    assert looped.error is not None and looped.error.code == "tool_limit"
+    assert looped.state.get("messages") == []  # nothing of the turn was kept
+    assert said(chatty.say("rate?")) == ["The fixed rate is 4 percent."]
+
+
+def test_the_token_budget_is_per_session_and_counts_failed_turns(drive: Drive) -> None:
+    chatty = drive("chatty")
+    chatty.start()
+    for _ in range(3):  # 2 model calls of 15 tokens each: 90 of 100
+        assert chatty.say("rate?").error is None
+    over = chatty.say("rate again?")
+    assert over.error is not None and over.error.code == "budget_exhausted"
+    refused = chatty.say("and now?")
+    assert refused.error is not None and refused.error.code == "budget_exhausted"
+    assert drive("chatty", session_id="other").say("rate?").error is None
