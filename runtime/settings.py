@@ -25,6 +25,17 @@ class Settings(BaseModel):
     max_message_bytes: int = Field(default=64 * 1024, ge=256)
     default_agent: str = "mortgage"
     log_level: LogLevel = "INFO"
+    cors_origins: tuple[str, ...] = Field(
+        default=(),
+        description="Browser origins allowed to call /agui (CORS), e.g. 'https://app.example'; "
+        "none by default.",
+    )
+    client_tool_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=600,
+        description="How long a turn waits for a device tool's result before it fails.",
+    )
 
     @field_validator("checkpointer")
     @classmethod
@@ -32,6 +43,17 @@ class Settings(BaseModel):
         if value == "memory" or (value.startswith("sqlite:") and value != "sqlite:"):
             return value
         raise ValueError(f"checkpointer must be 'memory' or 'sqlite:PATH', not {value!r}")
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _exact_origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in value:
+            if origin == "*" or not origin.startswith(("http://", "https://")):
+                raise ValueError(
+                    f"a CORS origin is a scheme and host such as https://app.example, "
+                    f"not {origin!r}"
+                )
+        return value
 
     @property
     def sqlite_path(self) -> Path | None:
