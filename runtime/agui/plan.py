@@ -6,6 +6,9 @@ already holds everything but what is new. So only the end of ``messages`` counts
 * a ``tool`` message answering a client tool call the session waits on (an interrupt whose value is
   a ``ClientToolCall``) resumes it; a tool message for a call that is not waited on (answered
   before, or never made) runs nothing, so a client replaying its history never runs a tool twice;
+  except for a plugin that ``reads_tool_results`` (an imported agent whose model calls frontend
+  tools itself): it gets the trailing tool messages as ``RunExtras.tool_results`` and keeps which
+  call ids it has had;
 * ``resume`` entries answer the plugin's own interrupts by id;
 * otherwise, a last ``user`` message is what the user said (on a new thread, together with the
   plugin's initial state, so the first run is one turn);
@@ -16,7 +19,7 @@ already holds everything but what is new. So only the end of ``messages`` counts
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
@@ -56,17 +59,19 @@ def extras_of(run: RunAgentInput) -> RunExtras:
 def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnRequest | None:
     """The turn ``run`` asks for, or ``None`` when there is nothing new to run."""
     delivery = delivery_of(run)
-    options: dict[str, Any] = {
-        "mode": delivery.mode,
-        "device": delivery.device,
-        "extras": extras_of(run),
-    }
+    extras = extras_of(run)
+    options: dict[str, Any] = {"mode": delivery.mode, "device": delivery.device, "extras": extras}
     answers = {**tool_answers(opening, run.messages), **resumed(run)}
     if answers:
         return TurnRequest.answer(answers, **options)
     last = run.messages[-1] if run.messages else None
     if isinstance(last, ToolMessage):
-        return None
+        if not (opening.state and engine.plugin.reads_tool_results):
+            return None
+        results = tuple(
+            {"toolCallId": m.tool_call_id, "content": content_of(m)} for m in trailing(run)
+        )
+        return TurnRequest.say("", **{**options, "extras": replace(extras, tool_results=results)})
     said = text_of(last) if isinstance(last, UserMessage) else ""
     if not opening.state:
         start = engine.start(**options)
@@ -83,14 +88,28 @@ def tool_answers(opening: Opening, messages: Sequence[Any]) -> dict[str, Any]:
     }
     return {
         waiting[message.tool_call_id]: ClientToolAnswer(
-            content=message.content
-            if isinstance(message.content, str)
-            else [p.model_dump() for p in message.content],
-            error=message.error,
+            content=content_of(message), error=message.error
         ).model_dump()
         for message in messages
         if isinstance(message, ToolMessage) and message.tool_call_id in waiting
     }
+
+
+def content_of(message: ToolMessage) -> Any:
+    """A tool message's content as plain data: its text, or its parts as JSON objects."""
+    if isinstance(message.content, str):
+        return message.content
+    return [part.model_dump(mode="json", by_alias=True) for part in message.content]
+
+
+def trailing(run: RunAgentInput) -> list[ToolMessage]:
+    """The tool messages that end the conversation (the results of the last calls)."""
+    tail: list[ToolMessage] = []
+    for message in reversed(run.messages):
+        if not isinstance(message, ToolMessage):
+            break
+        tail.insert(0, message)
+    return tail
 
 
 def resumed(run: RunAgentInput) -> dict[str, Any]:

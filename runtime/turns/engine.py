@@ -64,6 +64,10 @@ class RunExtras:
     user_id: str | None = None
     #: Tools the client runs itself (frontend or device tools), as the transport describes them.
     client_tools: tuple[Mapping[str, Any], ...] = ()
+    #: Results of client tool calls an agent's model made itself (``{toolCallId, content}``), for
+    #: plugins that read them (``PluginBase.reads_tool_results``); calls made with
+    #: ``runtime.client_tools`` are answered through their interrupt instead.
+    tool_results: tuple[Mapping[str, Any], ...] = ()
     #: Anything else the transport hands over (AG-UI ``context``, forwarded props).
     context: Mapping[str, Any] = field(default_factory=dict)
 
