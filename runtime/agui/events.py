@@ -47,7 +47,7 @@ from ag_ui.core import (
 )
 
 from runtime.client_tools import ClientToolCall, client_tool_call
-from runtime.outbox import PATCH, VOICE, Delivery
+from runtime.outbox import PATCH, VOICE, Delivery, patch_target
 from runtime.turns import (
     EngineEvent,
     PendingInterrupt,
@@ -174,7 +174,7 @@ class RunEvents:
         for item in events:
             payload = item["payload"]
             if item["type"] == PATCH:
-                surfaces.setdefault(surface_of(payload), []).append(payload)
+                surfaces.setdefault(patch_target(payload)[1], []).append(payload)
             elif item["type"] == VOICE:
                 out.append(CustomEvent(name=VOICE_EVENT, value={"text": payload.get("text", "")}))
             elif item["type"] == TRANSCRIPT and not self._streamed_text and payload.get("text"):
@@ -219,14 +219,6 @@ def interrupt(pending: PendingInterrupt) -> Interrupt:
         reason=str(value.get("reason") or value.get("kind") or "input_required"),
         message=str(message) if message else json.dumps(pending.value, default=str),
     )
-
-
-def surface_of(message: Mapping[str, Any]) -> str:
-    """The surface an A2UI v0.9 message is for."""
-    for kind, body in message.items():
-        if kind != "version" and isinstance(body, Mapping) and "surfaceId" in body:
-            return str(body["surfaceId"])
-    return ""
 
 
 def data_model(ui: Any, surface_id: str) -> dict[str, Any] | None:

@@ -94,6 +94,15 @@ def test_a_mortgage_conversation_over_two_runs(server: str, agui_client: AguiCli
     assert report["messages"][-1]["role"] == "assistant"
 
 
+def test_voice_lines_are_left_out_in_text_mode(server: str, agui_client: AguiClient) -> None:
+    steps = [{"say": "my house is worth 400k"}]
+    voiced = agui_client(scenario(f"{server}/agui/mortgage", *steps))
+    text = agui_client(scenario(f"{server}/agui/mortgage", *steps, forwardedProps={"mode": "text"}))
+    assert spoken(voiced["runs"][0])
+    assert not of_type(text["runs"][0], "CUSTOM")
+    assert said(text["runs"][0]) == said(voiced["runs"][0])
+
+
 def test_a_frontend_location_tool_names_the_nearest_branch(
     server: str, agui_client: AguiClient
 ) -> None:

@@ -1,8 +1,8 @@
 // Drive an AG-UI server with the official client (@ag-ui/client HttpAgent), as a frontend would.
 //
 // stdin: a scenario as JSON
-//   {url, threadId, headers?, frontendTools?: [{name, description, parameters, result}],
-//    steps: [{say: "text"} | {resume: {status, payload?}} ]}
+//   {url, threadId, headers?, forwardedProps?, frontendTools?: [{name, description, parameters,
+//    result}], steps: [{say: "text"} | {resume: {status, payload?}} ]}
 // Each step is one run (a user message, or an answer to every pending interrupt). When a run ends
 // with frontend tool calls pending, the canned `result` of each tool is added as a tool message
 // and the agent runs again (as CopilotKit does after a frontend tool's handler returns).
@@ -57,7 +57,8 @@ async function run(options) {
     },
   };
   try {
-    await agent.runAgent({ tools, ...options }, subscriber);
+    const forwardedProps = scenario.forwardedProps ?? {};
+    await agent.runAgent({ tools, forwardedProps, ...options }, subscriber);
   } catch (error) {
     fail(`rejected: ${error?.message ?? error}`);
   }
