@@ -24,9 +24,7 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.turns import PendingInterrupt, run_extras
-
-#: What an interrupt's value says to be a client tool call (any other interrupt is the plugin's).
-CLIENT_TOOL: Literal["client_tool"] = "client_tool"
+from runtime.turns.events import CLIENT_TOOL, is_client_tool_call
 
 
 class ClientToolError(Exception):
@@ -81,10 +79,9 @@ def decoded(content: Any) -> Any:
 
 def client_tool_call(pending: PendingInterrupt) -> ClientToolCall | None:
     """The client tool call an interrupt stands for, or ``None`` for the plugin's own."""
-    value = pending.value
-    if not isinstance(value, dict) or value.get("kind") != CLIENT_TOOL:
+    if not is_client_tool_call(pending):
         return None
     try:
-        return ClientToolCall.model_validate(value)
+        return ClientToolCall.model_validate(pending.value)
     except ValidationError:
         return None

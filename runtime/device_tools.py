@@ -6,7 +6,8 @@ The client offers them with ``client.tools.register {tools: [{name, description,
 session sends ``server.tool.call {toolCallId, name, args}`` and waits for ``client.tool.result
 {toolCallId, content}`` (or ``{toolCallId, error}``) while its receive loop keeps reading frames,
 then resumes the turn with the answer. A call unanswered after ``Settings.client_tool_timeout_s``
-is answered with an error the plugin handles; a disconnect answers every waiting call the same way.
+is answered with an error the plugin handles; a disconnect cancels every waiting call (the turn
+that asked is dropped, and the call fails as the plugin handles it when the session next opens).
 A result for a call that is not waiting (unknown, answered, timed out) changes nothing.
 
 The tools are the connection's own: they travel with each of its turns (``RunExtras``) and are
@@ -24,6 +25,9 @@ from runtime.client_tools import ClientToolAnswer, ClientToolCall
 from runtime.contracts import ClientTool, ServerEventDict, ToolResult, event
 
 logger = logging.getLogger(__name__)
+
+#: The error a call fails with when the client that was asked has gone.
+DEVICE_GONE = "the device went away before it answered"
 
 
 class UnknownToolCall(Exception):

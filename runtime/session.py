@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from contextlib import aclosing
 from typing import Any
 
 from fastapi import WebSocket
 
 from runtime.actions import ActionRejected, resolve_action
-from runtime.client_tools import ClientToolCall, client_tool_call
+from runtime.client_tools import ClientToolAnswer, ClientToolCall, client_tool_call
 from runtime.context import RuntimeContext
 from runtime.contracts import (
     Mode,
@@ -46,7 +47,7 @@ from runtime.contracts import (
     UiAction,
     event,
 )
-from runtime.device_tools import DeviceTools, UnknownToolCall
+from runtime.device_tools import DEVICE_GONE, DeviceTools, UnknownToolCall
 from runtime.outbox import Delivery, prepare, resume_events, thinking, turn_delivery
 from runtime.plugin import PluginBase
 from runtime.turns import (
@@ -57,7 +58,6 @@ from runtime.turns import (
     TurnEngine,
     TurnFinished,
     TurnRequest,
-    TurnResult,
     UnknownInterrupt,
 )
 from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
@@ -109,7 +109,7 @@ class Session:
             await self.receive()
         finally:
             self.gone = True
-            self.tools.cancel_all("the client went away")
+            self.tools.cancel_all(DEVICE_GONE)
             self.frames.put_nowait(None)
             await turns
 
@@ -162,6 +162,12 @@ class Session:
         self.mode = self.requested_mode or values.get("mode", "voice")
         self.device = values.get("device", self.device)
         logger.info("resuming session %s of agent %r", self.session_id, self.plugin.plugin_id)
+        calls = device_calls(opening.interrupts)
+        if calls:  # asked of a device that left: the call fails now, as the plugin handles it
+            failed = ClientToolAnswer(error=DEVICE_GONE).model_dump()
+            answers = {pending_id: failed for pending_id, _ in calls}
+            await self.turn(engine, TurnRequest.answer(answers, **self._delivery()))
+            return
         self.waiting = opening.interrupts
         events = [
             *resume_events(values.get("ui")),
@@ -222,13 +228,12 @@ class Session:
     async def turn(self, engine: TurnEngine, request: TurnRequest) -> None:
         """Run one turn and deliver its outbox between thinking true/false; a device tool call
         is sent to the client and the turn resumed with its answer (``runtime.device_tools``).
-        Each run is kept once delivered: if sending fails, the engine drops it (see
-        ``TurnEngine.stream``); once the client is known to be gone nothing is sent, so a turn
-        it left while a device tool was asked ends, and is kept, as the plugin handles the
-        tool's failure."""
+        Each run is kept once delivered: a run the client left before it was delivered is dropped
+        (see ``TurnEngine.stream``). A device tool call it left waiting fails when the session
+        is next opened (``resume``)."""
         await self.send(thinking(True))
         try:
-            while (calls := await self._run(engine, request)) is not None:
+            while (calls := await self._run(engine, request)) and not self.gone:
                 answers = {pending_id: await self.tools.call(call) for pending_id, call in calls}
                 request = TurnRequest.answer(answers, **self._delivery())
         except UnknownInterrupt as exc:
@@ -246,7 +251,7 @@ class Session:
                 if not isinstance(item, TurnFinished):
                     continue
                 result = item.result
-                calls = device_calls(result)
+                calls = None if result.error else device_calls(result.interrupts)
                 if calls is not None:
                     delivery = prepare(result.outbox, mode=self.mode, surfaces=self.surfaces)
                 else:
@@ -254,6 +259,8 @@ class Session:
                     self.mode = result.state.get("mode", self.mode)
                     delivery = turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
                 await self.deliver(delivery)
+                if self.gone:
+                    return None  # not delivered: the engine drops the run
         return calls
 
     async def ask_again(self) -> None:
@@ -302,12 +309,14 @@ class Session:
             return None
 
 
-def device_calls(result: TurnResult) -> list[tuple[str, ClientToolCall]] | None:
+def device_calls(
+    interrupts: Sequence[PendingInterrupt],
+) -> list[tuple[str, ClientToolCall]] | None:
     """The device tool calls a turn stopped on (interrupt id, call), or ``None`` when it stopped
-    for anything else (finished, failed, or waiting on the plugin's own interrupt)."""
-    if result.error is not None or not result.interrupts:
+    for anything else (finished, or waiting on the plugin's own interrupt)."""
+    if not interrupts:
         return None
-    calls = [(pending.id, client_tool_call(pending)) for pending in result.interrupts]
+    calls = [(pending.id, client_tool_call(pending)) for pending in interrupts]
     if any(call is None for _, call in calls):
         return None
     return [(pending_id, call) for pending_id, call in calls if call is not None]

@@ -57,12 +57,15 @@ from runtime.turns import (
     ToolCallResult,
     ToolCallStarted,
 )
+from runtime.turns.approvals import Approval
 
 A2UI_ACTIVITY: Final = "a2ui-surface"
 A2UI_OPERATIONS: Final = "a2ui_operations"
 VOICE_EVENT: Final = "voice.say"
 TRANSCRIPT: Final = "server.transcript.final"
 ERROR: Final = "server.error"
+#: The ``reason`` of every interrupt the runtime reports (``Interrupt.reason``).
+APPROVAL: Final = "approval"
 
 
 @dataclass
@@ -210,15 +213,9 @@ def tool_call(call: ClientToolCall) -> list[BaseEvent]:
 
 
 def interrupt(pending: PendingInterrupt) -> Interrupt:
-    """A plugin's own interrupt as AG-UI describes one: its value's ``reason`` and ``message``
-    (when it is a mapping holding them), the whole value otherwise."""
-    value = pending.value if isinstance(pending.value, Mapping) else {}
-    message = value.get("message")
-    return Interrupt(
-        id=pending.id,
-        reason=str(value.get("reason") or value.get("kind") or "input_required"),
-        message=str(message) if message else json.dumps(pending.value, default=str),
-    )
+    """A plugin's own interrupt as AG-UI describes one: an approval, with its question (the
+    approval screen, ``runtime.turns.approvals``, is in the run's A2UI activity too)."""
+    return Interrupt(id=pending.id, reason=APPROVAL, message=Approval.of(pending.value).question)
 
 
 def data_model(ui: Any, surface_id: str) -> dict[str, Any] | None:

@@ -113,9 +113,12 @@ def trailing(run: RunAgentInput) -> list[ToolMessage]:
 
 
 def resumed(run: RunAgentInput) -> dict[str, Any]:
-    """Interrupt id -> answer, from ``resume``: a cancelled interrupt is answered ``None``."""
+    """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload (``True``, an
+    approval, when it has none), ``False`` for a cancelled one (as the reject button answers)."""
     return {
-        entry.interrupt_id: entry.payload if entry.status == "resolved" else None
+        entry.interrupt_id: (entry.payload if entry.payload is not None else True)
+        if entry.status == "resolved"
+        else False
         for entry in run.resume or ()
     }
 

@@ -290,10 +290,8 @@ class TurnEngine:
         snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
         before: dict[str, Any] = dict(snapshot.values or {})
         waiting = self._waiting(snapshot)
-        screen = (
-            approval_events(self.plugin.plugin_id, waiting)
-            if waiting
-            else self.plugin.failure_events(cast(CommonState, before), message)
+        screen = approval_events(self.plugin.plugin_id, waiting) or self.plugin.failure_events(
+            cast(CommonState, before), message
         )
         error = TurnError(code, message)
         return TurnResult(

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import AguiClient
 from fastapi import FastAPI
 from fastapi.responses import Response, StreamingResponse
 
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.agui.official_client import AguiClient
 
 STARTED = {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}
 FINISHED = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}

@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import AguiClient
 
 from generator.importer import PLUGINS_FOLDER, import_agent
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
 from tests.generator.plugin_repo import agent_repo, config, options, runtime_repo
+from tests.runtime.agui.official_client import AguiClient
 
 ANSWER = "You are at 53.41, -2.99."
 COPILOT_AGENT = {

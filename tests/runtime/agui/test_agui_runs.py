@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import AguiClient
 
 from runtime.a2ui import CATALOG_ID
 from runtime.a2ui.validate import validate_components
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.agui.official_client import AguiClient
 
 GET_LOCATION = {
     "name": "get_location",

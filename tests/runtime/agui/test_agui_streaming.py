@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import AguiClient
 
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.agui.official_client import AguiClient
 
 FIXTURE_PLUGINS = Path(__file__).parents[1] / "plugin_fixtures"
 Serve = Callable[..., AbstractContextManager[str]]
