@@ -1,5 +1,6 @@
-"""AG-UI with the fixture plugins: tokens as the model streams them, backend tool calls, a failing
-plugin (``RUN_ERROR``) and CORS, through the official client over a real uvicorn."""
+"""AG-UI with the fixture plugins: tokens as the model streams them, backend tool calls, an
+approval (an interrupt outcome, then a resume), a failing plugin (``RUN_ERROR``) and CORS, through
+the official client over a real uvicorn."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ Serve = Callable[..., AbstractContextManager[str]]
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Serve:
-    """``serve(**settings)``: the runtime over the ``chatty`` and ``boom`` fixture plugins."""
-    for name in ("chatty", "boom"):
+    """``serve(**settings)``: the runtime over the ``chatty``, ``boom`` and ``payee`` fixtures."""
+    for name in ("chatty", "boom", "payee"):
         shutil.copytree(FIXTURE_PLUGINS / name, tmp_path / "plugins" / name)
 
     def start(**overrides: Any) -> AbstractContextManager[str]:
@@ -70,6 +71,33 @@ def test_tokens_and_backend_tool_calls_stream_as_they_happen(
     assert len(deltas) == 6  # one per token the model streamed
     assert "".join(deltas) == "The fixed rate is 4 percent."
     assert kinds[-1] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reply"),
+    [
+        ({"status": "resolved", "payload": True}, "Added Alex Smith as a payee."),
+        ({"status": "cancelled"}, "Cancelled: Alex Smith was not added."),
+    ],
+)
+def test_an_approval_ends_the_run_with_an_interrupt_and_the_resume_answers_it(
+    server: str, agui_client: AguiClient, answer: dict[str, Any], reply: str
+) -> None:
+    report = agui_client(
+        {
+            "url": f"{server}/agui/payee",
+            "threadId": uuid.uuid4().hex,
+            "steps": [{"say": "add alex smith"}, {"resume": answer}],
+        }
+    )
+    asked, answered = report["runs"]
+    assert asked["outcome"] == "interrupt"
+    (pending,) = asked["interrupts"]
+    assert pending["reason"] == "approval"
+    assert pending["message"] == "Add Alex Smith as a payee?"
+    assert answered["outcome"] == "success"
+    said = "".join(e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said == reply
 
 
 def test_a_plugin_that_raises_ends_the_run_with_run_error(
