@@ -26,7 +26,7 @@ PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
 #: Keeps a PostgreSQL password off the command line (and out of ``ps``).
 CHECKPOINTER_ENV = "A2UI_CHECKPOINTER"
 #: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
-SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file")
+SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file", "cors_origins")
 
 
 def _default(name: str) -> object:
@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="FILE",
         help="append audit events (server.audit.event) to this JSON-lines file",
+    )
+    serve.add_argument(
+        "--cors-origin",
+        dest="cors_origins",
+        action="append",
+        metavar="ORIGIN",
+        help="a browser origin allowed to call /agui (repeat for more; none by default)",
     )
     serve.set_defaults(func=serve_command, log_level_default="INFO")
 

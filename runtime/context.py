@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from weakref import WeakValueDictionary
 
 from langchain_core.callbacks import BaseCallbackHandler
 
 from runtime.audit import AuditLog
+from runtime.contracts import ServerEventDict
 from runtime.discovery import Registry
 from runtime.settings import Settings
 
@@ -27,6 +29,13 @@ class RuntimeContext:
     )
     #: Model tokens each session has spent (its budget), counted by the turn engine.
     tokens_spent: dict[str, int] = field(default_factory=dict)
+
+    def record_audit(
+        self, session_id: str, agent_id: str, items: Iterable[ServerEventDict]
+    ) -> None:
+        """Write a turn's ``server.audit.event`` items to the audit log."""
+        for item in items:
+            self.audit.record(session_id=session_id, agent_id=agent_id, payload=item["payload"])
 
     def session_lock(self, session_id: str) -> asyncio.Lock:
         """The lock every transport holds while it runs a turn of ``session_id``."""

@@ -13,11 +13,15 @@ Three shapes cross a boundary here:
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, TypedDict, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# pydantic builds models of these only from typing_extensions' TypedDict before Python 3.12 (AG-UI
+# servers such as ag-ui-langgraph derive schemas from a graph's state).
+from typing_extensions import TypedDict
 
 Mode = Literal["voice", "text"]
 
@@ -28,6 +32,7 @@ ServerEventType = Literal[
     "server.agent.thinking",
     "server.error",
     "server.audit.event",
+    "server.tool.call",
 ]
 SERVER_EVENT_TYPES: tuple[str, ...] = get_args(ServerEventType)
 
@@ -110,10 +115,47 @@ class ModeUpdate(BaseModel):
     device: str = "web"
 
 
+class ClientTool(BaseModel):
+    """A tool the client runs itself (a device tool), as it describes it to the agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")]
+    description: Annotated[str, Field(max_length=1000)] = ""
+    #: The JSON Schema of the tool's arguments.
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolsRegister(BaseModel):
+    """Payload of ``client.tools.register``: the connection's device tools (replaces the set)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tools: Annotated[list[ClientTool], Field(max_length=32)]
+
+
+class ToolResult(BaseModel):
+    """Payload of ``client.tool.result``: a ``server.tool.call``'s ``content``, or its ``error``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    toolCallId: Annotated[str, Field(min_length=1, max_length=200)]
+    content: Any = None
+    error: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+
+    @model_validator(mode="after")
+    def _content_or_error(self) -> ToolResult:
+        if ("content" in self.model_fields_set) == (self.error is not None):
+            raise ValueError("send either content or error")
+        return self
+
+
 CLIENT_PAYLOADS: dict[str, type[BaseModel]] = {
     "client.transcript.final": TranscriptFinal,
     "client.ui.action": UiAction,
     "client.mode.update": ModeUpdate,
+    "client.tools.register": ToolsRegister,
+    "client.tool.result": ToolResult,
 }
 
 

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 PLUGIN_ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,32}$")
+#: A session id (the LangGraph thread id): the WebSocket's ``?sessionId=``, AG-UI's ``threadId``.
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 ACTION_NAME_PATTERN = re.compile(rf"^({PLUGIN_ID_PATTERN.pattern[1:-1]})\.([A-Za-z][A-Za-z0-9_]*)$")
 
 

@@ -78,7 +78,7 @@ def open_surfaces(
     out: list[ServerEventDict] = []
     for item in events:
         if item["type"] == PATCH:
-            kind, surface_id = _patch_target(item["payload"])
+            kind, surface_id = patch_target(item["payload"])
             if kind == "createSurface":
                 surfaces |= {surface_id}
             elif kind == "deleteSurface":
@@ -107,7 +107,7 @@ def resume_events(ui: Any) -> list[ServerEventDict]:
     ]
 
 
-def _patch_target(message: dict[str, Any]) -> tuple[str, str]:
+def patch_target(message: dict[str, Any]) -> tuple[str, str]:
     """The message kind (``updateComponents``, ...) and its surface id; empty when unreadable."""
     for kind, body in message.items():
         if kind != "version" and isinstance(body, dict):

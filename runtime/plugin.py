@@ -42,6 +42,9 @@ class PluginBase(ABC):
     actions: ClassVar[tuple[str, ...]] = ()
     #: Limits and breakpoints of every turn (see docs/run-policy.md).
     run_policy: ClassVar[RunPolicy] = RunPolicy()
+    #: Whether the graph reads client tool results that answer no interrupt (an imported agent's
+    #: model calls frontend tools itself; ``run_extras(config).tool_results``).
+    reads_tool_results: ClassVar[bool] = False
 
     @property
     def folder(self) -> Path:

@@ -1,4 +1,5 @@
-"""The FastAPI app: ``/health``, ``/plugins`` and the session WebSocket ``/ws``.
+"""The FastAPI app: ``/health``, ``/plugins``, the session WebSocket ``/ws`` and AG-UI runs
+``POST /agui/{plugin_id}`` (``runtime.agui``; browsers reach it from ``Settings.cors_origins``).
 
 ``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
 The socket is always accepted first, then closed with a reason when it cannot be served (closing
@@ -19,14 +20,17 @@ from contextlib import ExitStack, asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi.middleware.cors import CORSMiddleware
 from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runtime import agui
 from runtime.audit import AuditLog
 from runtime.persistence import open_persistence, redacted
 from runtime.context import RuntimeContext
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
+from runtime.ids import SESSION_ID_PATTERN
 from runtime.observability import tracing_callbacks
 from runtime.session import Session
 from runtime.settings import Settings
@@ -41,7 +45,7 @@ class ConnectQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     agent: str | None = None
-    sessionId: Annotated[str, Field(pattern=r"^[A-Za-z0-9._:-]{1,128}$")] | None = None
+    sessionId: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)] | None = None
     mode: Mode | None = None
 
 
@@ -73,6 +77,14 @@ def create_app(
             yield
 
     app = FastAPI(title="A2UI runtime", lifespan=lifespan)
+    app.include_router(agui.router)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type", "Accept"],
+        )
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

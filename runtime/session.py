@@ -17,24 +17,43 @@ delivered (``runtime.outbox``) and ``thinking`` false closes it. ``client.mode.u
 delivery at once and reaches the state with the next turn. Two connections to one session id (a
 client reconnecting before the server noticed the old connection drop) are served both, one turn
 at a time.
+
+Frames are read by one task and turns run in another, in the order their frames came: so while a
+turn waits for a device tool's result (``runtime.device_tools``), the result can still arrive.
+``client.tools.register`` and ``client.tool.result`` are handled as they come; every other frame
+waits for the turns before it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Sequence
 from contextlib import aclosing
 from typing import Any
 
 from fastapi import WebSocket
 
 from runtime.actions import ActionRejected, resolve_action
+from runtime.client_tools import ClientToolAnswer, ClientToolCall, client_tool_call
 from runtime.context import RuntimeContext
-from runtime.contracts import Mode, ModeUpdate, ServerEventDict, TranscriptFinal, UiAction, event
+from runtime.contracts import (
+    Mode,
+    ModeUpdate,
+    ServerEventDict,
+    ToolResult,
+    ToolsRegister,
+    TranscriptFinal,
+    UiAction,
+    event,
+)
+from runtime.device_tools import DEVICE_GONE, DeviceTools, UnknownToolCall
 from runtime.outbox import Delivery, prepare, resume_events, thinking, turn_delivery
 from runtime.plugin import PluginBase
 from runtime.turns import (
     Opening,
     PendingInterrupt,
+    RunExtras,
     SessionRefused,
     TurnEngine,
     TurnFinished,
@@ -42,7 +61,14 @@ from runtime.turns import (
     UnknownInterrupt,
 )
 from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
-from runtime.wire import CloseCode, ProtocolError, close_reason, encode, parse_client_frame
+from runtime.wire import (
+    ClientMessage,
+    CloseCode,
+    ProtocolError,
+    close_reason,
+    encode,
+    parse_client_frame,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +92,10 @@ class Session:
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
+        self.tools = DeviceTools(self.send, context.settings.client_tool_timeout_s)
+        #: Frames that run turns, in order; ``None`` stops the turns (the client is gone).
+        self.frames: asyncio.Queue[ClientMessage | None] = asyncio.Queue()
+        self.gone = False
         #: The interrupts the session waits on: the next answer resumes them.
         self.waiting: tuple[PendingInterrupt, ...] = ()
 
@@ -74,6 +104,42 @@ class Session:
         engine = await self._engine()
         if engine is None:
             return
+        turns = asyncio.create_task(self.run_turns(engine))
+        try:
+            await self.receive()
+        finally:
+            self.gone = True
+            self.tools.cancel_all(DEVICE_GONE)
+            self.frames.put_nowait(None)
+            await turns
+
+    async def receive(self) -> None:
+        """Read frames until the client leaves: tool frames at once, the rest for the turns."""
+        while True:
+            message = await self.websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                await self.send_error(
+                    "binary frames are not supported; send JSON text", "binary_frame"
+                )
+                continue
+            parsed = await self.parse(text)
+            if parsed is None:
+                continue
+            if isinstance(parsed.payload, ToolsRegister):
+                self.tools.register(parsed.payload.tools)
+            elif isinstance(parsed.payload, ToolResult):
+                try:
+                    self.tools.answer(parsed.payload)
+                except UnknownToolCall as exc:
+                    await self.send_error(str(exc), "unknown_tool_call")
+            else:
+                self.frames.put_nowait(parsed)
+
+    async def run_turns(self, engine: TurnEngine) -> None:
+        """Open the session, then run a turn for each frame, in order, until the client leaves."""
         async with engine.lock:
             try:
                 opening = await engine.open()
@@ -84,18 +150,11 @@ class Session:
                 await self.resume(engine, opening)
             else:
                 await self.turn(engine, engine.start(**self._delivery()))
-        while True:
-            message = await self.websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            text = message.get("text")
-            if text is None:
-                await self.send_error(
-                    "binary frames are not supported; send JSON text", "binary_frame"
-                )
-            else:
-                async with engine.lock:
-                    await self.handle(engine, text)
+        while (message := await self.frames.get()) is not None:
+            if self.gone:
+                continue
+            async with engine.lock:
+                await self.handle(engine, message)
 
     async def resume(self, engine: TurnEngine, opening: Opening) -> None:
         """Redraw a checkpointed session of this plugin."""
@@ -103,6 +162,12 @@ class Session:
         self.mode = self.requested_mode or values.get("mode", "voice")
         self.device = values.get("device", self.device)
         logger.info("resuming session %s of agent %r", self.session_id, self.plugin.plugin_id)
+        calls = device_calls(opening.interrupts)
+        if calls:  # asked of a device that left: the call fails now, as the plugin handles it
+            failed = ClientToolAnswer(error=DEVICE_GONE).model_dump()
+            answers = {pending_id: failed for pending_id, _ in calls}
+            await self.turn(engine, TurnRequest.answer(answers, **self._delivery()))
+            return
         self.waiting = opening.interrupts
         events = [
             *resume_events(values.get("ui")),
@@ -113,8 +178,8 @@ class Session:
         else:
             await self.turn(engine, TurnRequest.say("", **self._delivery()))
 
-    async def handle(self, engine: TurnEngine, text: str) -> None:
-        """Answer one client frame: a turn, a mode change, or a ``server.error``."""
+    async def parse(self, text: str) -> ClientMessage | None:
+        """A valid frame of this session, or ``None`` after telling the client what is wrong."""
         try:
             message = parse_client_frame(text, max_bytes=self.context.settings.max_message_bytes)
             if message.session_id not in (None, self.session_id):
@@ -125,7 +190,11 @@ class Session:
         except ProtocolError as exc:
             logger.info("session %s: rejected client frame: %s", self.session_id, exc)
             await self.send_error(str(exc), exc.code)
-            return
+            return None
+        return message
+
+    async def handle(self, engine: TurnEngine, message: ClientMessage) -> None:
+        """Answer one client frame: a turn, a mode change, or a ``server.error``."""
         payload = message.payload
         if isinstance(payload, TranscriptFinal) and self.waiting:
             resume = answer_words(self.waiting, payload.text)
@@ -152,25 +221,47 @@ class Session:
             self.mode, self.device = payload.mode, payload.device
 
     def _delivery(self) -> dict[str, Any]:
-        return {"mode": self.mode, "device": self.device}
+        """How a turn is run for this connection: its mode, device, and device tools."""
+        extras = RunExtras(client_tools=self.tools.offered)
+        return {"mode": self.mode, "device": self.device, "extras": extras}
 
     async def turn(self, engine: TurnEngine, request: TurnRequest) -> None:
-        """Run one turn and deliver its outbox between thinking true/false. The turn is kept once
-        delivered: if the client is gone before, the engine drops it (see ``TurnEngine.stream``)."""
+        """Run one turn and deliver its outbox between thinking true/false; a device tool call
+        is sent to the client and the turn resumed with its answer (``runtime.device_tools``).
+        Each run is kept once delivered: a run the client left before it was delivered is dropped
+        (see ``TurnEngine.stream``). A device tool call it left waiting fails when the session
+        is next opened (``resume``)."""
         await self.send(thinking(True))
         try:
-            async with aclosing(engine.stream(request)) as items:
-                async for item in items:
-                    if isinstance(item, TurnFinished):
-                        result = item.result
-                        self.waiting = result.interrupts
-                        self.mode = result.state.get("mode", self.mode)
-                        await self.deliver(
-                            turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
-                        )
+            while (calls := await self._run(engine, request)) and not self.gone:
+                answers = {pending_id: await self.tools.call(call) for pending_id, call in calls}
+                request = TurnRequest.answer(answers, **self._delivery())
         except UnknownInterrupt as exc:
             await self.send_error(str(exc), "unknown_interrupt")
             await self.send(thinking(False))
+
+    async def _run(
+        self, engine: TurnEngine, request: TurnRequest
+    ) -> list[tuple[str, ClientToolCall]] | None:
+        """One run of the turn, delivered: to its end, or up to the device tool calls it stopped
+        on (returned; the resumed run starts a new outbox, so what was said so far goes now)."""
+        calls = None
+        async with aclosing(engine.stream(request)) as items:
+            async for item in items:
+                if not isinstance(item, TurnFinished):
+                    continue
+                result = item.result
+                calls = None if result.error else device_calls(result.interrupts)
+                if calls is not None:
+                    delivery = prepare(result.outbox, mode=self.mode, surfaces=self.surfaces)
+                else:
+                    self.waiting = result.interrupts
+                    self.mode = result.state.get("mode", self.mode)
+                    delivery = turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
+                await self.deliver(delivery)
+                if self.gone:
+                    return None  # not delivered: the engine drops the run
+        return calls
 
     async def ask_again(self) -> None:
         """Words that answer no pending question: the approval is asked again, nothing runs."""
@@ -181,14 +272,13 @@ class Session:
     async def deliver(self, delivery: Delivery) -> None:
         """Audit what is for the audit log, then send the rest in order."""
         self.surfaces = delivery.surfaces
-        for item in delivery.audit:
-            self.context.audit.record(
-                session_id=self.session_id, agent_id=self.plugin.plugin_id, payload=item["payload"]
-            )
+        self.context.record_audit(self.session_id, self.plugin.plugin_id, delivery.audit)
         for item in delivery.client:
             await self.send(item)
 
     async def send(self, item: ServerEventDict) -> None:
+        if self.gone:  # a turn finishing after the client left: its state is kept, not sent
+            return
         try:
             frame = encode(item, self.session_id)
         except (TypeError, ValueError):
@@ -217,3 +307,16 @@ class Session:
                 CloseCode.AGENT_UNAVAILABLE, close_reason("agent failed to start")
             )
             return None
+
+
+def device_calls(
+    interrupts: Sequence[PendingInterrupt],
+) -> list[tuple[str, ClientToolCall]] | None:
+    """The device tool calls a turn stopped on (interrupt id, call), or ``None`` when it stopped
+    for anything else (finished, or waiting on the plugin's own interrupt)."""
+    if not interrupts:
+        return None
+    calls = [(pending.id, client_tool_call(pending)) for pending in interrupts]
+    if any(call is None for _, call in calls):
+        return None
+    return [(pending_id, call) for pending_id, call in calls if call is not None]

@@ -31,8 +31,30 @@ class Settings(BaseModel):
     max_message_bytes: int = Field(default=64 * 1024, ge=256)
     default_agent: str = "mortgage"
     log_level: LogLevel = "INFO"
+    cors_origins: tuple[str, ...] = Field(
+        default=(),
+        description="Browser origins allowed to call /agui (CORS), e.g. 'https://app.example'; "
+        "none by default.",
+    )
+    client_tool_timeout_s: float = Field(
+        default=15.0,
+        gt=0,
+        le=600,
+        description="How long a turn waits for a device tool's result before it fails.",
+    )
 
     @field_validator("checkpointer")
     @classmethod
     def _known_checkpointer(cls, value: str) -> str:
         return check_url(value)
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _exact_origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in value:
+            if origin == "*" or not origin.startswith(("http://", "https://")):
+                raise ValueError(
+                    f"a CORS origin is a scheme and host such as https://app.example, "
+                    f"not {origin!r}"
+                )
+        return value

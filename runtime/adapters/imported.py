@@ -8,11 +8,19 @@ Each turn routes to one of two nodes:
 
 * ``welcome`` (a new session, or the ``restart`` action): the welcome screen, and the agent's own
   conversation starts afresh on the next message;
-* ``agent`` (the user said something, or ``retry``): the agent's graph runs as a *stateful*
+* ``agent`` (the user said something, ``retry``, or a client answered a frontend tool call the
+  agent made): the agent's graph runs as a *stateful*
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
   checkpointer across turns, exactly like a thread of LangGraph's server. Its answer is shown on
   the result screen, spoken (trimmed for voice) and sent as the final transcript; if the agent
   raises, the error screen is shown and the details go to the log and the audit trail.
+
+Frontend tools (an AG-UI client's ``tools``) reach the agent as ``ag-ui-langgraph`` passes them,
+so agents written for CopilotKit work unchanged: in its input state as ``tools``,
+``copilotkit.actions`` and ``ag-ui.tools`` (with ``ag-ui.context``). When its model calls one, the
+turn ends with the call pending; the client's result comes back as ``run_extras(config)
+.tool_results`` and continues the agent (``run_tools``). A call id already answered is never sent to
+the agent again.
 
 The surface's data model is the plugin's domain state (``state["domain"][plugin_id]``) without its
 private ``_`` keys: ``question``, ``answer``, ``error`` and ``state`` (agent fields), the keys the
@@ -25,6 +33,7 @@ import asyncio
 import copy
 import logging
 from abc import abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -49,6 +58,7 @@ from runtime.contracts import (
 from runtime.layout import SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
+from runtime.turns import RunExtras, run_extras
 from runtime.turns.limits import TurnStopped
 
 logger = logging.getLogger(__name__)
@@ -56,6 +66,9 @@ logger = logging.getLogger(__name__)
 ScreenName = Literal["welcome", "collecting", "result", "error"]
 #: Set by ``welcome``: the next message starts a new conversation with the agent.
 FRESH = "_fresh"
+#: The tool call ids whose results the agent has had (the last ``ANSWERED_KEPT``).
+ANSWERED = "_answered_tool_calls"
+ANSWERED_KEPT = 100
 ERROR_TEXT = "Sorry, something went wrong while answering. Please try again."
 #: What an agent raises that is not its failure: an interrupt, the recursion limit, a turn limit.
 RUN_CONTROL = (GraphBubbleUp, GraphRecursionError, TurnStopped)
@@ -90,6 +103,11 @@ class ImportedPlugin(PluginBase):
     def run(self, text: str, *, fresh: bool, config: RunnableConfig) -> Outcome:
         """Answer what the user said; ``fresh`` is true for the first message of a conversation."""
 
+    def run_tools(self, results: list[Mapping[str, Any]], config: RunnableConfig) -> Outcome:
+        """Continue once the client has answered tool calls the agent made (``{toolCallId,
+        content}`` each); only plugins that set ``reads_tool_results`` are asked."""
+        raise NotImplementedError(f"{type(self).__name__} reads no tool results")
+
     def prepare(self) -> None:
         """Called when the graph is built: load what the turns need, so failures show early."""
 
@@ -99,12 +117,14 @@ class ImportedPlugin(PluginBase):
         builder = StateGraph(CommonState)
         builder.add_node("welcome", self.welcome)
         builder.add_node("agent", self.answer)
-        builder.add_conditional_edges(START, self.route, ["welcome", "agent"])
+        builder.add_conditional_edges(START, self.route, ["welcome", "agent", END])
         builder.add_edge("welcome", END)
         builder.add_edge("agent", END)
         return builder
 
-    def route(self, state: CommonState) -> str:
+    def route(self, state: CommonState, config: RunnableConfig) -> str:
+        if run_extras(config).tool_results:  # a client answering tool calls, not a message
+            return "agent" if self.unanswered(state, config) else END
         action = state.get("pendingAction")
         if action is not None:
             retry = action["id"] == self.action_id("retry") and self.domain(state).get("question")
@@ -119,8 +139,15 @@ class ImportedPlugin(PluginBase):
         question = state.get("transcript", "").strip() or str(domain.get("question", ""))
         fresh = bool(domain.get(FRESH, True))
         domain["question"] = question
+        results = self.unanswered(state, config)
+        if results:
+            answered = [*domain.get(ANSWERED, []), *(r["toolCallId"] for r in results)]
+            domain[ANSWERED] = answered[-ANSWERED_KEPT:]
         try:
-            outcome = self.run(question, fresh=fresh, config=config)
+            if results:
+                outcome = self.run_tools(results, config)
+            else:
+                outcome = self.run(question, fresh=fresh, config=config)
         except RUN_CONTROL:
             raise  # an interrupt waiting for the customer, or a limit: the turn engine's business
         except Exception as exc:
@@ -148,6 +175,13 @@ class ImportedPlugin(PluginBase):
     def domain(self, state: CommonState) -> dict[str, Any]:
         """This plugin's part of the session state."""
         return plugin_domain(state, self.plugin_id)
+
+    def unanswered(self, state: CommonState, config: RunnableConfig) -> list[Mapping[str, Any]]:
+        """The run's tool results the agent has not had yet (none unless it reads them)."""
+        if not self.reads_tool_results:
+            return []
+        answered = set(self.domain(state).get(ANSWERED) or ())
+        return [r for r in run_extras(config).tool_results if r["toolCallId"] not in answered]
 
     def show(
         self,
@@ -197,12 +231,32 @@ class AgentPlugin(ImportedPlugin):
         }
         return Outcome(answer_text(result.get(self.agent.output_field)).strip(), fields)
 
+    def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
+        """The agent's input for the client's results of its tool calls (``run_tools``)."""
+        raise NotImplementedError(f"{type(self).__name__} reads no tool results")
+
     def run(self, text: str, *, fresh: bool, config: RunnableConfig) -> Outcome:
         """One run of the agent as a stateful subgraph (its own event loop: graphs may be async)."""
         return asyncio.run(self._run(self.agent_input(text, fresh=fresh), config))
 
+    def run_tools(self, results: list[Mapping[str, Any]], config: RunnableConfig) -> Outcome:
+        return asyncio.run(self._run(self.tool_input(results), config))
+
     async def _run(self, inputs: dict[str, Any], config: RunnableConfig) -> Outcome:
+        inputs = {**inputs, **frontend_tools(run_extras(config))}
         async with graph_for_run(self.export, config, store=get_store()) as graph:
             stateful = graph.copy(update={"checkpointer": True})
             result = await stateful.ainvoke(inputs)
         return self.agent_output(result if isinstance(result, dict) else {})
+
+
+def frontend_tools(extras: RunExtras) -> dict[str, Any]:
+    """The state keys ``ag-ui-langgraph`` gives an agent for the client's frontend tools."""
+    if not extras.client_tools:
+        return {}
+    tools = [dict(tool) for tool in extras.client_tools]
+    return {
+        "tools": tools,
+        "copilotkit": {"actions": tools},
+        "ag-ui": {"tools": tools, "context": list(extras.context.get("context", []))},
+    }

@@ -3,13 +3,15 @@
 What the user says becomes a ``HumanMessage`` appended to the agent's own conversation (its
 ``input_field``, normally ``messages``), which the runtime's checkpointer keeps per session; the
 last AI message is the answer. After a ``restart`` the agent's conversation is cleared first.
+The client's results of frontend tools the agent called are appended as ``ToolMessage``s.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage
+from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from runtime.adapters.imported import AgentPlugin
@@ -18,6 +20,19 @@ from runtime.adapters.imported import AgentPlugin
 class WrapperPlugin(AgentPlugin):
     """Base class of plugins that wrap a message-based agent."""
 
+    reads_tool_results: ClassVar[bool] = True
+
     def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
         messages: list[BaseMessage] = [RemoveMessage(id=REMOVE_ALL_MESSAGES)] if fresh else []
         return {self.agent.input_field: [*messages, HumanMessage(content=text)]}
+
+    def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
+        messages = [
+            ToolMessage(
+                content=result["content"],
+                tool_call_id=result["toolCallId"],
+                id=f"tool-result-{result['toolCallId']}",
+            )
+            for result in results
+        ]
+        return {self.agent.input_field: messages}

@@ -24,7 +24,7 @@ from typing import Any, Final
 from runtime.a2ui import Screen, screen_events
 from runtime.a2ui.validate import MAX_VOICE_WORDS
 from runtime.contracts import ServerEventDict, event
-from runtime.turns.events import PendingInterrupt
+from runtime.turns.events import PendingInterrupt, is_client_tool_call
 
 APPROVE: Final = "approve"
 REJECT: Final = "reject"
@@ -91,7 +91,9 @@ def _options(raw: Any) -> tuple[Option, ...]:
 def approval_events(
     plugin_id: str, interrupts: Sequence[PendingInterrupt]
 ) -> list[ServerEventDict]:
-    """The approval screen for ``interrupts`` on the plugin's surface, and its spoken question."""
+    """The approval screen for ``interrupts`` on the plugin's surface, and its spoken question
+    (client tool calls are the transport's to answer: they show nothing)."""
+    interrupts = [i for i in interrupts if not is_client_tool_call(i)]
     if not interrupts:
         return []
     children: list[str] = ["approval_heading"]
@@ -184,6 +186,7 @@ def answer_click(
 
 def answer_words(interrupts: Sequence[PendingInterrupt], text: str) -> dict[str, Any] | None:
     """The resume the customer's words mean for the first pending question, or ``None``."""
+    interrupts = [i for i in interrupts if not is_client_tool_call(i)]
     if not interrupts:
         return None
     first = interrupts[0]

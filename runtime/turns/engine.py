@@ -64,6 +64,10 @@ class RunExtras:
     user_id: str | None = None
     #: Tools the client runs itself (frontend or device tools), as the transport describes them.
     client_tools: tuple[Mapping[str, Any], ...] = ()
+    #: Results of client tool calls an agent's model made itself (``{toolCallId, content}``), for
+    #: plugins that read them (``PluginBase.reads_tool_results``); calls made with
+    #: ``runtime.client_tools`` are answered through their interrupt instead.
+    tool_results: tuple[Mapping[str, Any], ...] = ()
     #: Anything else the transport hands over (AG-UI ``context``, forwarded props).
     context: Mapping[str, Any] = field(default_factory=dict)
 
@@ -299,10 +303,8 @@ class TurnEngine:
         snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
         before: dict[str, Any] = dict(snapshot.values or {})
         waiting = self._waiting(snapshot)
-        screen = (
-            approval_events(self.plugin.plugin_id, waiting)
-            if waiting
-            else self.plugin.failure_events(cast(CommonState, before), message)
+        screen = approval_events(self.plugin.plugin_id, waiting) or self.plugin.failure_events(
+            cast(CommonState, before), message
         )
         error = TurnError(code, message)
         return TurnResult(

@@ -16,9 +16,9 @@ The last event of a turn is always ``TurnFinished`` carrying the ``TurnResult``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 from langgraph.types import Interrupt
@@ -33,6 +33,15 @@ class PendingInterrupt:
 
     id: str
     value: Any
+
+
+#: The ``kind`` of an interrupt's value that calls a tool the client runs
+#: (``runtime.client_tools``): the transport answers it with the client's result, never a person.
+CLIENT_TOOL: Final = "client_tool"
+
+
+def is_client_tool_call(pending: PendingInterrupt) -> bool:
+    return isinstance(pending.value, Mapping) and pending.value.get("kind") == CLIENT_TOOL
 
 
 def pending(interrupts: Iterable[Interrupt]) -> tuple[PendingInterrupt, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, timedelta
 from decimal import Decimal
+from math import asin, cos, radians, sin, sqrt
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -121,13 +122,81 @@ class Branch(Record):
     longitude: float
 
 
-NEAREST_BRANCH = Branch(
-    name="Leeds Briggate",
-    address="12 Briggate, Leeds LS1 6HD",
-    hours="9am to 5pm, Monday to Saturday",
-    latitude=53.7983,
-    longitude=-1.5418,
+#: The bank's branches: real high streets, their real positions (WGS84 degrees).
+BRANCHES: tuple[Branch, ...] = (
+    Branch(
+        name="Leeds Briggate",
+        address="12 Briggate, Leeds LS1 6HD",
+        hours="9am to 5pm, Monday to Saturday",
+        latitude=53.7983,
+        longitude=-1.5418,
+    ),
+    Branch(
+        name="Manchester King Street",
+        address="43 King Street, Manchester M2 4LQ",
+        hours="9am to 5pm, Monday to Friday",
+        latitude=53.4810,
+        longitude=-2.2434,
+    ),
+    Branch(
+        name="London Cornhill",
+        address="1 Cornhill, London EC3V 3ND",
+        hours="8:30am to 5pm, Monday to Friday",
+        latitude=51.5133,
+        longitude=-0.0877,
+    ),
+    Branch(
+        name="Birmingham New Street",
+        address="112 New Street, Birmingham B2 4HQ",
+        hours="9am to 5pm, Monday to Saturday",
+        latitude=52.4789,
+        longitude=-1.8986,
+    ),
+    Branch(
+        name="Edinburgh George Street",
+        address="39 George Street, Edinburgh EH2 2HN",
+        hours="9am to 5pm, Monday to Friday",
+        latitude=55.9536,
+        longitude=-3.1990,
+    ),
+    Branch(
+        name="Bristol Corn Street",
+        address="31 Corn Street, Bristol BS1 1HT",
+        hours="9am to 4:30pm, Monday to Friday",
+        latitude=51.4545,
+        longitude=-2.5930,
+    ),
+    Branch(
+        name="Cardiff Queen Street",
+        address="81 Queen Street, Cardiff CF10 2BH",
+        hours="9am to 5pm, Monday to Saturday",
+        latitude=51.4818,
+        longitude=-3.1740,
+    ),
+    Branch(
+        name="Glasgow Buchanan Street",
+        address="110 Buchanan Street, Glasgow G1 2JN",
+        hours="9am to 5pm, Monday to Saturday",
+        latitude=55.8616,
+        longitude=-4.2535,
+    ),
 )
+EARTH_RADIUS_KM = 6371.0088
+
+
+def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """The great-circle distance between two points (haversine)."""
+    phi1, phi2 = radians(lat1), radians(lat2)
+    dphi, dlambda = phi2 - phi1, radians(lon2 - lon1)
+    a = sin(dphi / 2) ** 2 + cos(phi1) * cos(phi2) * sin(dlambda / 2) ** 2
+    return 2 * EARTH_RADIUS_KM * asin(sqrt(a))
+
+
+def nearest_branch(latitude: float, longitude: float) -> Branch:
+    """The branch closest to a point, as the crow flies."""
+    return min(BRANCHES, key=lambda b: distance_km(latitude, longitude, b.latitude, b.longitude))
+
+
 #: The fraud line (a number from Ofcom's range reserved for drama: it rings nobody).
 FRAUD_LINE = "0306 999 0123"
 

@@ -29,7 +29,9 @@ from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runtime.client_tools import ClientToolError, call_client_tool, offered
 from runtime.contracts import (
     CommonState,
     PendingAction,
@@ -39,7 +41,8 @@ from runtime.contracts import (
     with_plugin_domain,
 )
 from runtime.plugins.lost_card import PLUGIN_ID, views
-from runtime.plugins.lost_card.bank import Bank, CardStatus
+from runtime.plugins.lost_card.bank import Bank, CardStatus, nearest_branch
+from runtime.plugins.lost_card.places import locate
 from runtime.plugins.lost_card.policy import (
     Gate,
     IdentityOutcome,
@@ -89,6 +92,19 @@ ALREADY_DONE: dict[tuple[Step, CardStatus], str] = {
     ),
     ("replace", "cancelled"): "Your new card is already on its way.",
 }
+
+#: The device tool that tells where the customer is (no parameters; answers ``{"lat", "lon"}``).
+GET_LOCATION = "get_location"
+
+
+class Location(BaseModel):
+    """What ``get_location`` answers: WGS84 degrees."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    lat: float = Field(ge=-90, le=90)
+    lon: float = Field(ge=-180, le=180)
+
 
 #: Actions that continue the current request rather than start a new one.
 CONTINUATIONS = frozenset({None, "confirm", "cancel", "verify_identity"})
@@ -176,9 +192,11 @@ def ingest_input(state: CommonState) -> dict[str, Any]:
             heard,
             awaiting_confirmation=card.awaiting_confirmation,
             expecting_digits=challenge_open(card),
+            awaiting_place=card.awaiting_place,
         )
         logger.debug("%s heard %r as %s", PLUGIN_ID, heard, action["id"] if action else None)
         messages.append(HumanMessage(redact_card_numbers(heard)))
+    card = card.model_copy(update={"awaiting_place": False})  # asked again if still needed
     turn: CommonState = {**state, "pendingAction": action}
     if action_name(turn) not in CONTINUATIONS:
         card = card.model_copy(
@@ -303,8 +321,7 @@ def render_support_options(state: CommonState, *, today: date) -> dict[str, Any]
     if name == "reset":
         card = card.model_copy(update={"branch_requested": False}).noted("Let's start again.")
     if name == "find_branch":
-        card = card.model_copy(update={"branch_requested": True})
-        view = views.branch()
+        card, view = find_branch(card, action_data(state).get("place"))
     elif name in ("verify_identity", "report_fraud") or (needs_identity(card) and locked_out(card)):
         view = views.escalation(card)
     elif name == "view_transactions":
@@ -323,6 +340,26 @@ def render_support_options(state: CommonState, *, today: date) -> dict[str, Any]
             card = card.noted("There's nothing waiting for a yes just now.")
         view = views.card_status(card)
     return present(state, card, view)
+
+
+def find_branch(card: LostCardState, place: str | None) -> tuple[LostCardState, View]:
+    """The branch nearest the place named, or the device's location when the client offers
+    ``get_location``; otherwise ask for a town or postcode."""
+    card = card.model_copy(update={"branch_requested": True})
+    found = locate(place) if place else None
+    if found is not None:
+        return card, views.branch(nearest_branch(found.latitude, found.longitude))
+    if place:
+        card = card.noted(f"Sorry, I don't know where {place} is.")
+    elif offered(GET_LOCATION):
+        try:
+            here = Location.model_validate(call_client_tool(GET_LOCATION))
+        except (ClientToolError, ValidationError) as exc:
+            logger.info("%s: no location from the device: %s", PLUGIN_ID, exc)
+            card = card.noted("I couldn't get your location.")
+        else:
+            return card, views.branch(nearest_branch(here.lat, here.lon))
+    return card.model_copy(update={"awaiting_place": True}), views.branch_search()
 
 
 def _card_view(card: LostCardState) -> View:

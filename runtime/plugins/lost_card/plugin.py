@@ -32,6 +32,11 @@ class _Confirm(_ActionData):
     step: Step | None = None
 
 
+class _Place(_ActionData):
+    #: A town or postcode to find the nearest branch to; without it, the device's location.
+    place: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+
+
 class _Digits(_ActionData):
     last4: Annotated[str, Field(pattern=r"^\d{4}$")]
 
@@ -43,7 +48,7 @@ ACTION_DATA: dict[str, type[_ActionData]] = {
     "order_replacement": _ActionData,
     "report_fraud": _ActionData,
     "view_transactions": _ActionData,
-    "find_branch": _ActionData,
+    "find_branch": _Place,
     "reset": _ActionData,
     "confirm": _Confirm,
     "cancel": _ActionData,

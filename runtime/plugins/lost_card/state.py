@@ -43,6 +43,8 @@ class LostCardState(BaseModel):
     #: The step a "yes" on the next turn confirms (only ever the question just asked).
     awaiting_confirmation: Step | None = None
     failed_identity_attempts: int = 0
+    #: The agent asked which town or postcode the customer is near (to find a branch).
+    awaiting_place: bool = False
     #: Sentences said before the screen's own line, on this turn's reply only.
     notice: str | None = None
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from runtime.contracts import PendingAction
 from runtime.plugins.lost_card import PLUGIN_ID
+from runtime.plugins.lost_card.places import locate
 from runtime.plugins.lost_card.state import Step
 
 _DIGIT_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
@@ -108,9 +109,14 @@ def spoken_last4(text: str) -> str | None:
 
 
 def understand(
-    text: str, *, awaiting_confirmation: Step | None = None, expecting_digits: bool = False
+    text: str,
+    *,
+    awaiting_confirmation: Step | None = None,
+    expecting_digits: bool = False,
+    awaiting_place: bool = False,
 ) -> PendingAction | None:
-    """The action ``text`` asks for, or ``None`` when it is not about the card."""
+    """The action ``text`` asks for, or ``None`` when it is not about the card; a town or
+    postcode finds a branch when asked for one (``awaiting_place``) or with a branch."""
     said = " ".join(text.lower().replace("\u2019", "'").split())
     last4 = spoken_last4(said) if expecting_digits else None
     if last4 is not None:
@@ -141,6 +147,9 @@ def understand(
         return _request("order_replacement")
     if _TRANSACTIONS.search(said):
         return _request("view_transactions")
+    place = locate(said) if awaiting_place or _BRANCH.search(said) else None
+    if place is not None:
+        return _request("find_branch", place=place.name)
     if _BRANCH.search(said):
         return _request("find_branch")
     return None

@@ -17,7 +17,6 @@ from datetime import date
 from runtime.plugins.lost_card.bank import (
     CARDS,
     FRAUD_LINE,
-    NEAREST_BRANCH,
     Branch,
     Transaction,
 )
@@ -189,7 +188,7 @@ def escalation(card: LostCardState) -> View:
     return View("escalation", data, {"phone": FRAUD_LINE})
 
 
-def branch(place: Branch = NEAREST_BRANCH) -> View:
+def branch(place: Branch) -> View:
     data = {
         "branch_name": place.name,
         "branch_address": place.address,
@@ -202,3 +201,8 @@ def branch(place: Branch = NEAREST_BRANCH) -> View:
     }
     voice = {"branch_name": place.name, "branch_address": place.address, "hours": place.hours}
     return View("branch", data, voice)
+
+
+def branch_search() -> View:
+    """The question a branch search starts with when the device cannot say where it is."""
+    return View("branch_search", {})

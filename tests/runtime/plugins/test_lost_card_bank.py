@@ -12,6 +12,8 @@ from runtime.plugins.lost_card.bank import (
     Bank,
     BankError,
     CardStatus,
+    distance_km,
+    nearest_branch,
     working_days_after,
 )
 
@@ -83,3 +85,26 @@ def test_sessions_never_share_card_state() -> None:
 )
 def test_working_days_skip_weekends(start: date, days: int, expected: date) -> None:
     assert working_days_after(start, days) == expected
+
+
+@pytest.mark.parametrize(
+    ("where", "branch"),
+    [
+        ((53.8067, -1.5550), "Leeds Briggate"),  # Leeds University
+        ((53.9600, -1.0873), "Leeds Briggate"),  # York: Leeds is 35 km, Manchester 90 km
+        ((53.4084, -2.9916), "Manchester King Street"),  # Liverpool
+        ((51.5014, -0.1419), "London Cornhill"),  # Buckingham Palace
+        ((56.4620, -2.9707), "Edinburgh George Street"),  # Dundee
+        ((51.6214, -3.9436), "Cardiff Queen Street"),  # Swansea
+    ],
+)
+def test_the_nearest_branch_is_the_closest_as_the_crow_flies(
+    where: tuple[float, float], branch: str
+) -> None:
+    assert nearest_branch(*where).name == branch
+
+
+def test_distances_are_great_circle_kilometres() -> None:
+    london, edinburgh = (51.5072, -0.1276), (55.9533, -3.1883)
+    assert distance_km(*london, *edinburgh) == pytest.approx(534, abs=3)
+    assert distance_km(*london, *london) == 0

@@ -62,6 +62,7 @@ def test_initial_domain_state_has_the_issue_fields() -> None:
         "suspicious_tx": [],
         "branch_requested": False,
         "escalation_required": False,
+        "awaiting_place": False,
     }.items() <= domain.items()
 
 
@@ -252,11 +253,24 @@ def test_a_high_risk_session_sees_no_card_details_until_verified(turns: Turns) -
     ]
 
 
-def test_the_nearest_branch(turns: Turns) -> None:
-    events = turns.say("can I go to a branch?")
+def test_a_branch_search_without_the_device_location_asks_where_the_customer_is(
+    turns: Turns,
+) -> None:
+    asked = turns.say("can I go to a branch?")
+    assert screen_ids(asked) >= {"hint_card"}
+    assert voice(asked) == "Which town or postcode are you near? I'll find your nearest branch."
+    assert turns.domain["awaiting_place"] is True
+    events = turns.say("LS6 2AB")
     assert screen_ids(events) >= BRANCH
     assert turns.domain["branch_requested"] is True
+    assert turns.domain["awaiting_place"] is False
     assert data_model(events)["markers"][0]["label"] == "Leeds Briggate"
+    assert voice(events).startswith("Your nearest branch is Leeds Briggate, 12 Briggate")
+
+
+def test_a_branch_near_the_town_named(turns: Turns) -> None:
+    events = turns.say("is there a branch in Glasgow?")
+    assert data_model(events)["branch_name"] == "Glasgow Buchanan Street"
 
 
 def test_a_card_number_said_is_kept_redacted_in_the_messages(turns: Turns) -> None:
@@ -305,6 +319,7 @@ def test_every_screen_is_listed_in_the_capabilities() -> None:
     capabilities = LostCardPlugin().capabilities()
     assert set(capabilities.screens) == {
         "branch",
+        "branch_search",
         "card_status",
         "confirmation",
         "escalation",

@@ -29,6 +29,7 @@ DIGIT_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "e
         ("I need a new card", "order_replacement", {}),
         ("show me my recent payments", "view_transactions", {}),
         ("where's the nearest branch", "find_branch", {}),
+        ("is there a branch in Glasgow", "find_branch", {"place": "Glasgow"}),
         ("let's start again", "reset", {}),
     ],
 )
@@ -39,6 +40,18 @@ def test_what_people_say(text: str, action: str, data: dict[str, str]) -> None:
 @pytest.mark.parametrize("text", ["what's the weather like", "yes", "no", "4821", ""])
 def test_words_out_of_context_ask_for_nothing(text: str) -> None:
     assert understand(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("Leeds", "Leeds"), ("I'm near LS6 2AB", "Leeds"), ("bristol please", "Bristol")],
+)
+def test_a_town_or_postcode_answers_where_the_customer_is(text: str, place: str) -> None:
+    assert understand(text, awaiting_place=True) == {
+        "id": "lost_card.find_branch",
+        "data": {"place": place},
+    }
+    assert understand(text) is None  # unasked, a place alone asks for nothing
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,130 @@
+"""What one AG-UI run asks of the session: which turn to run, if any.
+
+An AG-UI client sends the whole conversation on every run; the session (the checkpointed thread)
+already holds everything but what is new. So only the end of ``messages`` counts:
+
+* a ``tool`` message answering a client tool call the session waits on (an interrupt whose value is
+  a ``ClientToolCall``) resumes it; a tool message for a call that is not waited on (answered
+  before, or never made) runs nothing, so a client replaying its history never runs a tool twice;
+  except for a plugin that ``reads_tool_results`` (an imported agent whose model calls frontend
+  tools itself): it gets the trailing tool messages as ``RunExtras.tool_results`` and keeps which
+  call ids it has had;
+* ``resume`` entries answer the plugin's own interrupts by id;
+* otherwise, a last ``user`` message is what the user said (on a new thread, together with the
+  plugin's initial state, so the first run is one turn);
+* a new thread without a user message runs the welcome turn; an old one runs nothing (the run
+  redraws the session's screens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
+
+from runtime.client_tools import ClientToolAnswer, client_tool_call
+from runtime.contracts import Mode
+from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
+
+#: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text") and device.
+MODE_PROP = "mode"
+DEVICE_PROP = "device"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How the run's events are delivered (``forwardedProps``): voice lines only in voice mode."""
+
+    mode: Mode
+    device: str
+
+
+def delivery_of(run: RunAgentInput) -> Delivery:
+    props = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
+    mode: Mode = "text" if props.get(MODE_PROP) == "text" else "voice"
+    device = props.get(DEVICE_PROP)
+    return Delivery(mode, device if isinstance(device, str) and device else "web")
+
+
+def extras_of(run: RunAgentInput) -> RunExtras:
+    """The client's frontend tools and context, for the plugin (``runtime.client_tools``)."""
+    return RunExtras(
+        client_tools=tuple(tool.model_dump(exclude_none=True) for tool in run.tools or ()),
+        context={"context": [c.model_dump() for c in run.context or ()]},
+    )
+
+
+def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnRequest | None:
+    """The turn ``run`` asks for, or ``None`` when there is nothing new to run."""
+    delivery = delivery_of(run)
+    extras = extras_of(run)
+    options: dict[str, Any] = {"mode": delivery.mode, "device": delivery.device, "extras": extras}
+    answers = {**tool_answers(opening, run.messages), **resumed(run)}
+    if answers:
+        return TurnRequest.answer(answers, **options)
+    last = run.messages[-1] if run.messages else None
+    if isinstance(last, ToolMessage):
+        if not (opening.state and engine.plugin.reads_tool_results):
+            return None
+        results = tuple(
+            {"toolCallId": m.tool_call_id, "content": content_of(m)} for m in trailing(run)
+        )
+        return TurnRequest.say("", **{**options, "extras": replace(extras, tool_results=results)})
+    said = text_of(last) if isinstance(last, UserMessage) else ""
+    if not opening.state:
+        start = engine.start(**options)
+        return TurnRequest({**start.update, "transcript": said}, **options)
+    return TurnRequest.say(said, **options) if said else None
+
+
+def tool_answers(opening: Opening, messages: Sequence[Any]) -> dict[str, Any]:
+    """Interrupt id -> answer, for the tool messages that answer a client tool call waited on."""
+    waiting = {
+        call.toolCallId: pending.id
+        for pending in opening.interrupts
+        if (call := client_tool_call(pending)) is not None
+    }
+    return {
+        waiting[message.tool_call_id]: ClientToolAnswer(
+            content=content_of(message), error=message.error
+        ).model_dump()
+        for message in messages
+        if isinstance(message, ToolMessage) and message.tool_call_id in waiting
+    }
+
+
+def content_of(message: ToolMessage) -> Any:
+    """A tool message's content as plain data: its text, or its parts as JSON objects."""
+    if isinstance(message.content, str):
+        return message.content
+    return [part.model_dump(mode="json", by_alias=True) for part in message.content]
+
+
+def trailing(run: RunAgentInput) -> list[ToolMessage]:
+    """The tool messages that end the conversation (the results of the last calls)."""
+    tail: list[ToolMessage] = []
+    for message in reversed(run.messages):
+        if not isinstance(message, ToolMessage):
+            break
+        tail.insert(0, message)
+    return tail
+
+
+def resumed(run: RunAgentInput) -> dict[str, Any]:
+    """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload (``True``, an
+    approval, when it has none), ``False`` for a cancelled one (as the reject button answers)."""
+    return {
+        entry.interrupt_id: (entry.payload if entry.payload is not None else True)
+        if entry.status == "resolved"
+        else False
+        for entry in run.resume or ()
+    }
+
+
+def text_of(message: UserMessage) -> str:
+    """A user message's text (the text parts of a multi-part message, joined)."""
+    if isinstance(message.content, str):
+        return message.content.strip()
+    return " ".join(getattr(part, "text", "") for part in message.content).strip()

@@ -1,0 +1,171 @@
+"""An imported agent written for CopilotKit, over AG-UI with the official client.
+
+The agent (imported offline by ``agent-import`` into a scratch runtime repository) reads the
+frontend tools where ``ag-ui-langgraph`` puts them (``state["tools"]``), calls ``get_location``
+itself, and answers with the result once the client has sent it; its model's tokens stream.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from generator.importer import PLUGINS_FOLDER, import_agent
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+from tests.generator.plugin_repo import agent_repo, config, options, runtime_repo
+from tests.runtime.agui.official_client import AguiClient
+
+ANSWER = "You are at 53.41, -2.99."
+COPILOT_AGENT = {
+    "langgraph.json": config("./graph.py:graph"),
+    "LICENSE": "MIT License\n",
+    "graph.py": """
+        import json
+
+        from langchain_core.language_models import BaseChatModel
+        from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+        from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+        from langgraph.graph import END, START, MessagesState, StateGraph
+
+
+        class State(MessagesState):
+            tools: list  # the frontend tools, as ag-ui-langgraph passes them
+
+
+        class Scripted(BaseChatModel):
+            '''Asks the device where it is when it can, then says where that is, word by word.'''
+
+            @property
+            def _llm_type(self):
+                return "scripted"
+
+            def _chunks(self, messages, tools):
+                last = messages[-1]
+                if isinstance(last, ToolMessage):
+                    where = json.loads(last.content)
+                    text = f"You are at {where['lat']:.2f}, {where['lon']:.2f}."
+                    words = text.split(" ")
+                    return [AIMessageChunk(content=w if i == 0 else " " + w)
+                            for i, w in enumerate(words)]
+                if "get_location" in tools:
+                    call = {"name": "get_location", "args": "{}", "id": "call_loc_1", "index": 0}
+                    return [AIMessageChunk(content="", tool_call_chunks=[call])]
+                return [AIMessageChunk(content="I cannot tell where you are.")]
+
+            def _stream(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
+                for chunk in self._chunks(messages, tools):
+                    generation = ChatGenerationChunk(message=chunk)
+                    if run_manager:
+                        run_manager.on_llm_new_token(chunk.text, chunk=generation)
+                    yield generation
+
+            def _generate(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
+                chunks = self._chunks(messages, tools)
+                whole = chunks[0]
+                for chunk in chunks[1:]:
+                    whole = whole + chunk
+                message = AIMessage(content=whole.content, tool_calls=whole.tool_calls)
+                return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+        model = Scripted()
+
+
+        def chat(state: State):
+            names = [tool["name"] for tool in state.get("tools") or []]
+            return {"messages": [model.invoke(state["messages"], tools=names)]}
+
+
+        builder = StateGraph(State)
+        builder.add_node("chat", chat)
+        builder.add_edge(START, "chat")
+        builder.add_edge("chat", END)
+        graph = builder.compile()
+    """,
+}
+GET_LOCATION = {
+    "name": "get_location",
+    "description": "Where the device is.",
+    "parameters": {"type": "object", "properties": {}},
+    "result": {"lat": 53.4084, "lon": -2.9916},
+}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("copilot")
+    repo = runtime_repo(tmp / "runtime-repo")
+    result = import_agent(options(agent_repo(tmp / "agent", COPILOT_AGENT), "copilot"), root=repo)
+    assert result.strategy == "wrapper" and result.validation.ok
+    settings = Settings(port=0, plugins_dir=repo / PLUGINS_FOLDER, log_level="WARNING")
+    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+        yield f"http://{address}/agui/copilot"
+
+
+def run_types(run: dict[str, Any]) -> list[str]:
+    return [e["type"] for e in run["events"]]
+
+
+def test_a_copilotkit_agent_calls_a_frontend_tool_and_answers_with_its_result(
+    server: str, agui_client: AguiClient
+) -> None:
+    report = agui_client(
+        {
+            "url": server,
+            "threadId": uuid.uuid4().hex,
+            "steps": [{"say": "where am I?"}],
+            "frontendTools": [GET_LOCATION],
+        }
+    )
+    asked, answered = report["runs"]
+    (start,) = [e for e in asked["events"] if e["type"] == "TOOL_CALL_START"]
+    assert start["toolCallName"] == "get_location"
+    assert asked["pendingToolCallIds"] == ["call_loc_1"]
+    assert "TOOL_CALL_START" not in run_types(answered)
+    deltas = [e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert "".join(deltas) == ANSWER
+    assert len(deltas) == len(ANSWER.split(" "))  # the model's tokens, as they came
+
+
+def test_without_frontend_tools_the_agent_answers_at_once(
+    server: str, agui_client: AguiClient
+) -> None:
+    report = agui_client(
+        {"url": server, "threadId": uuid.uuid4().hex, "steps": [{"say": "where am I?"}]}
+    )
+    (run,) = report["runs"]
+    assert "TOOL_CALL_START" not in run_types(run)
+    text = "".join(e["delta"] for e in run["events"] if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "I cannot tell where you are."
+
+
+def test_an_answered_call_is_never_sent_to_the_agent_again(server: str) -> None:
+    thread = uuid.uuid4().hex
+    tools = [{k: v for k, v in GET_LOCATION.items() if k != "result"}]
+    user = {"id": "u1", "role": "user", "content": "where am I?"}
+    history = [
+        user,
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": "call_loc_1", "type": "function",
+             "function": {"name": "get_location", "arguments": "{}"}}]},
+        {"id": "t1", "role": "tool", "toolCallId": "call_loc_1", "content": '{"lat":1,"lon":2}'},
+    ]  # fmt: skip
+
+    def said(messages: list[dict[str, Any]]) -> str:
+        body = {"threadId": thread, "runId": uuid.uuid4().hex, "messages": messages, "tools": tools}
+        reply = httpx.post(server, json=body, timeout=30)
+        reply.raise_for_status()
+        events = [json.loads(line[5:]) for line in reply.text.splitlines() if line[:5] == "data:"]
+        assert events[-1]["type"] == "RUN_FINISHED"
+        return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+
+    assert said([user]) == ""
+    assert said(history) == "You are at 1.00, 2.00."
+    assert said(history) == ""  # the client replays its history: nothing runs again

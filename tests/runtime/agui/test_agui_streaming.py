@@ -1,0 +1,131 @@
+"""AG-UI with the fixture plugins: tokens as the model streams them, backend tool calls, an
+approval (an interrupt outcome, then a resume), a failing plugin (``RUN_ERROR``) and CORS, through
+the official client over a real uvicorn."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+from tests.runtime.agui.official_client import AguiClient
+
+FIXTURE_PLUGINS = Path(__file__).parents[1] / "plugin_fixtures"
+Serve = Callable[..., AbstractContextManager[str]]
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Serve:
+    """``serve(**settings)``: the runtime over the ``chatty``, ``boom`` and ``payee`` fixtures."""
+    for name in ("chatty", "boom", "payee"):
+        shutil.copytree(FIXTURE_PLUGINS / name, tmp_path / "plugins" / name)
+
+    def start(**overrides: Any) -> AbstractContextManager[str]:
+        settings = Settings(port=0, plugins_dir=tmp_path / "plugins", **overrides)
+        return serve_in_thread(create_app(settings, callbacks=[]), settings)
+
+    return start
+
+
+@pytest.fixture
+def server(serve: Serve) -> Iterator[str]:
+    with serve() as address:
+        yield f"http://{address}"
+
+
+def run_once(agui_client: AguiClient, url: str, text: str) -> dict[str, Any]:
+    report = agui_client({"url": url, "threadId": uuid.uuid4().hex, "steps": [{"say": text}]})
+    (run,) = report["runs"]
+    return dict(run)
+
+
+def test_tokens_and_backend_tool_calls_stream_as_they_happen(
+    server: str, agui_client: AguiClient
+) -> None:
+    run = run_once(agui_client, f"{server}/agui/chatty", "what is the fixed rate?")
+    kinds = [e["type"] for e in run["events"]]
+    start = kinds.index("TOOL_CALL_START")
+    assert kinds[start : start + 5] == [
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+    ]
+    events = run["events"]
+    assert events[start]["toolCallName"] == "lookup_rate"
+    args = "".join(e["delta"] for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert args == '{"product": "fixed"}'
+    (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["content"] == '{"product": "fixed", "rate": 4}'
+    deltas = [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert len(deltas) == 6  # one per token the model streamed
+    assert "".join(deltas) == "The fixed rate is 4 percent."
+    assert kinds[-1] == "RUN_FINISHED"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reply"),
+    [
+        ({"status": "resolved", "payload": True}, "Added Alex Smith as a payee."),
+        ({"status": "cancelled"}, "Cancelled: Alex Smith was not added."),
+    ],
+)
+def test_an_approval_ends_the_run_with_an_interrupt_and_the_resume_answers_it(
+    server: str, agui_client: AguiClient, answer: dict[str, Any], reply: str
+) -> None:
+    report = agui_client(
+        {
+            "url": f"{server}/agui/payee",
+            "threadId": uuid.uuid4().hex,
+            "steps": [{"say": "add alex smith"}, {"resume": answer}],
+        }
+    )
+    asked, answered = report["runs"]
+    assert asked["outcome"] == "interrupt"
+    (pending,) = asked["interrupts"]
+    assert pending["reason"] == "approval"
+    assert pending["message"] == "Add Alex Smith as a payee?"
+    assert answered["outcome"] == "success"
+    said = "".join(e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert said == reply
+
+
+def test_a_plugin_that_raises_ends_the_run_with_run_error(
+    server: str, agui_client: AguiClient
+) -> None:
+    run = run_once(agui_client, f"{server}/agui/boom", "boom")
+    last = run["events"][-1]
+    assert last["type"] == "RUN_ERROR"
+    assert last["code"] == "agent_error"
+    assert "4929" not in last["message"]  # the exception's details stay in the server log
+    assert run["outcome"] == "error"
+
+
+def test_cors_allows_only_the_listed_origins(serve: Serve) -> None:
+    preflight = {"Access-Control-Request-Method": "POST", "Origin": "https://app.example"}
+    with serve() as address:  # by default, no origin is allowed
+        reply = httpx.options(f"http://{address}/agui/chatty", headers=preflight)
+        assert "access-control-allow-origin" not in reply.headers
+    with serve(cors_origins=["https://app.example"]) as address:
+        allowed = httpx.options(f"http://{address}/agui/chatty", headers=preflight)
+        assert allowed.status_code == 200
+        assert allowed.headers["access-control-allow-origin"] == "https://app.example"
+        other = {**preflight, "Origin": "https://evil.example"}
+        refused = httpx.options(f"http://{address}/agui/chatty", headers=other)
+        assert refused.status_code == 400
+        assert "access-control-allow-origin" not in refused.headers
+
+
+def test_a_wildcard_origin_is_refused_as_a_setting() -> None:
+    with pytest.raises(ValueError, match="not '\\*'"):
+        Settings(cors_origins=["*"])

@@ -1,0 +1,135 @@
+"""Device tools over the WebSocket, with lost_card's ``get_location``, over a real uvicorn.
+
+The turn waits for ``client.tool.result`` while the connection keeps reading frames; an unanswered
+call fails after the (short, here) timeout, a disconnect cancels it, a wrong or repeated id
+changes nothing, and one connection's tools never reach another session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from runtime.client import RuntimeClient
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+from tests.runtime.plugins.turns import voice
+
+AGENT = "lost_card"
+TIMEOUT_S = 0.5
+GET_LOCATION = {"name": "get_location", "description": "Where the device is.", "parameters": {}}
+LIVERPOOL = {"lat": 53.4084, "lon": -2.9916}
+ASK_TOWN = "Which town or postcode are you near? I'll find your nearest branch."
+
+
+@contextmanager
+def serving(timeout_s: float) -> Iterator[str]:
+    """The project's plugins; device tools time out after ``timeout_s``."""
+    settings = Settings(port=0, client_tool_timeout_s=timeout_s)
+    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+        yield address
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    with serving(TIMEOUT_S) as address:
+        yield address
+
+
+@contextmanager
+def connected(server: str, *tools: dict[str, Any]) -> Iterator[RuntimeClient]:
+    """A new lost_card session past its welcome turn, with ``tools`` registered."""
+    with RuntimeClient(server, agent=AGENT) as client:
+        client.receive_turn()
+        client.send("client.tools.register", tools=list(tools))
+        yield client
+
+
+def ask_for_a_branch(client: RuntimeClient) -> dict[str, Any]:
+    """Ask for the nearest branch; the ``server.tool.call`` the turn waits on."""
+    client.send("client.transcript.final", text="where's my nearest branch?")
+    assert client.receive()["payload"] == {"thinking": True}
+    call = client.receive()
+    assert call["type"] == "server.tool.call"
+    return call["payload"]
+
+
+def errors(frames: list[dict[str, Any]]) -> list[str]:
+    return [f["payload"]["code"] for f in frames if f["type"] == "server.error"]
+
+
+def test_an_answered_call_names_the_nearest_branch(server: str) -> None:
+    with connected(server, GET_LOCATION) as client:
+        call = ask_for_a_branch(client)
+        assert call["name"] == "get_location"
+        assert call["args"] == {}
+        client.send("client.tool.result", toolCallId=call["toolCallId"], content=LIVERPOOL)
+        frames = client.receive_turn()
+    assert voice(frames).startswith("Your nearest branch is Manchester King Street")
+    assert errors(frames) == []
+
+
+def test_an_unanswered_call_fails_after_the_timeout_and_releases_the_turn(server: str) -> None:
+    with connected(server, GET_LOCATION) as client:
+        call = ask_for_a_branch(client)
+        frames = client.receive_turn()  # nothing sent: the timeout answers
+        assert voice(frames) == f"I couldn't get your location. {ASK_TOWN}"
+        client.send("client.tool.result", toolCallId=call["toolCallId"], content=LIVERPOOL)
+        assert errors([client.receive()]) == ["unknown_tool_call"]  # too late: changes nothing
+        assert voice(client.say("Leeds")).startswith("Your nearest branch is Leeds Briggate")
+
+
+def test_a_wrong_or_repeated_id_gets_an_error_and_changes_nothing(server: str) -> None:
+    with connected(server, GET_LOCATION) as client:
+        call = ask_for_a_branch(client)
+        client.send("client.tool.result", toolCallId="call_nobody_made", content={"lat": 0})
+        assert errors([client.receive()]) == ["unknown_tool_call"]
+        client.send("client.tool.result", toolCallId=call["toolCallId"], content=LIVERPOOL)
+        frames = client.receive_turn()
+        assert voice(frames).startswith("Your nearest branch is Manchester King Street")
+        client.send("client.tool.result", toolCallId=call["toolCallId"], content={"lat": 51.5})
+        assert errors([client.receive()]) == ["unknown_tool_call"]
+
+
+def test_a_tool_error_is_handled_by_the_plugin(server: str) -> None:
+    with connected(server, GET_LOCATION) as client:
+        call = ask_for_a_branch(client)
+        client.send("client.tool.result", toolCallId=call["toolCallId"], error="permission denied")
+        assert voice(client.receive_turn()) == f"I couldn't get your location. {ASK_TOWN}"
+
+
+def test_a_disconnect_cancels_the_call_and_the_session_goes_on() -> None:
+    """The turn that asked is not kept (the client never saw it end); its call fails."""
+    with serving(timeout_s=60) as server:  # only the disconnect can release the turn in time
+        with connected(server, GET_LOCATION) as client:
+            ask_for_a_branch(client)
+            session_id = client.session_id
+        with RuntimeClient(server, agent=AGENT, session_id=session_id, timeout=5) as again:
+            # the call is cancelled; this connection offers no tools: the plugin asks for a town
+            assert voice(again.receive_turn()) == ASK_TOWN
+            frames = again.say("Bristol")
+    assert voice(frames).startswith("Your nearest branch is Bristol Corn Street")
+
+
+def test_one_connections_tools_never_reach_another_session(server: str) -> None:
+    with (
+        connected(server, GET_LOCATION),
+        RuntimeClient(server, agent=AGENT) as other,
+    ):
+        other.receive_turn()
+        frames = other.say("where's my nearest branch?")
+    assert "server.tool.call" not in [f["type"] for f in frames]
+    assert voice(frames) == ASK_TOWN
+
+
+def test_a_bad_registration_is_refused(server: str) -> None:
+    with RuntimeClient(server, agent=AGENT) as client:
+        client.receive_turn()
+        client.send("client.tools.register", tools=[{"name": "no spaces allowed"}])
+        assert errors([client.receive()]) == ["bad_payload"]
+        client.send("client.tool.result", toolCallId="x", content=1, error="both")
+        assert errors([client.receive()]) == ["bad_payload"]
