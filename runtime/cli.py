@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
 from runtime.logging import configure_logging
+from runtime.offline_models import use_offline_models
 from runtime.server import create_app
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings
@@ -23,7 +24,7 @@ from runtime.wire import describe
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
 #: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
-SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file")
+SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file", "user_header", "offline_models")
 
 
 def _default(name: str) -> object:
@@ -92,6 +93,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="append audit events (server.audit.event) to this JSON-lines file",
     )
+    serve.add_argument(
+        "--user-header",
+        metavar="NAME",
+        help="take each session's user id from this request header of /ws (e.g. X-User-Id); "
+        "only behind a gateway that authenticates users and sets it (clients' own are dropped)",
+    )
+    serve.add_argument(
+        "--offline-models",
+        action="store_true",
+        default=None,
+        help="answer every chat model call with a scripted reply (no keys, no network): to try "
+        "an imported agent's screens locally or run its scenarios in CI",
+    )
     serve.set_defaults(func=serve_command, log_level_default="INFO")
 
     plugins = commands.add_parser(
@@ -124,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.offline_models:
+        use_offline_models()
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after a clean shutdown
         server.run()

@@ -71,6 +71,7 @@ class Session:
         plugin: PluginBase,
         session_id: str,
         mode: Mode | None = None,
+        user_id: str | None = None,
     ) -> None:
         self.websocket = websocket
         self.context = context
@@ -82,7 +83,10 @@ class Session:
         self.surfaces: frozenset[str] = frozenset()
         self.lock = context.session_locks.setdefault(session_id, asyncio.Lock())
         self.config = run_config(
-            session_id=session_id, agent_id=plugin.plugin_id, callbacks=context.callbacks
+            session_id=session_id,
+            agent_id=plugin.plugin_id,
+            callbacks=context.callbacks,
+            user_id=user_id,
         )
 
     async def serve(self) -> None:
