@@ -15,6 +15,7 @@ before accepting becomes a bare HTTP 403 under uvicorn, which tells the client n
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -67,9 +68,11 @@ def create_app(
             stack.callback(audit.close)
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
             app.state.runtime = RuntimeContext(settings, registry, audit, handlers)
-            for plugin_id, plugin in sorted(registry.plugins.items()):
-                if needs := plugin.unmet_needs():
-                    logger.warning("agent %r %s", plugin_id, "; ".join(needs))
+            # Checking needs may import the agents (and run async factories): off the loop.
+            report = await asyncio.to_thread(registry.report)
+            for plugin_id, capabilities in report.plugins.items():
+                if capabilities.needs:
+                    logger.warning("agent %r %s", plugin_id, "; ".join(capabilities.needs))
             logger.info(
                 "serving agents %s (checkpointer %s); broken: %s",
                 sorted(registry.plugins) or "none",
@@ -91,7 +94,7 @@ def create_app(
 
     @app.get("/plugins")
     async def plugins() -> PluginsReport:
-        return _context(app).registry.report()
+        return await asyncio.to_thread(_context(app).registry.report)
 
     @app.websocket("/ws")
     async def websocket_session(websocket: WebSocket) -> None:

@@ -62,6 +62,7 @@ from runtime.contracts import (
     plugin_domain,
     with_plugin_domain,
 )
+from runtime.discovery import one_line_reason
 from runtime.layout import REQUIREMENTS_FILE, SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
@@ -240,6 +241,9 @@ class AgentPlugin(ImportedPlugin):
             requirements = self.folder / REQUIREMENTS_FILE
             command = f"uv pip install --python {sys.executable} -r {requirements}"
             return [f"needs module {exc.name!r} (install the plugin's requirements: {command})"]
+        except Exception as exc:
+            logger.exception("agent %r failed to load", self.plugin_id)
+            return [f"needs a fix: the agent failed to load ({one_line_reason(exc)})"]
         try:
             build_context(schema, self._environment(None).values)
         except ContextError as exc:
@@ -249,6 +253,11 @@ class AgentPlugin(ImportedPlugin):
 
     def _environment(self, user_id: str | None) -> RunEnvironment:
         return run_environment(self.agent, plugin_id=self.plugin_id, user_id=user_id)
+
+    def settled_inputs(self, fresh: bool) -> dict[str, Any]:
+        """The reviewed values of the agent's other input fields, sent when a conversation starts
+        (later runs keep them in the agent's state)."""
+        return copy.deepcopy(self.agent.inputs) if fresh else {}
 
     @abstractmethod
     def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
