@@ -9,7 +9,7 @@ before accepting becomes a bare HTTP 403 under uvicorn, which tells the client n
 
 * 4000: unknown or broken agent (the reason lists the available agents);
 * 4001: a bad ``sessionId`` or ``mode`` query parameter, or a bad user id header;
-* 4002: the session id belongs to another agent;
+* 4002: the session id belongs to another agent (or another user);
 * 1011: the agent's graph could not be built.
 """
 

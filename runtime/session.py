@@ -9,6 +9,7 @@ The session id is the LangGraph thread id, so the runtime's checkpointer holds t
   messages that draw its current screen; see ``runtime.outbox.resume_events``), preceded by
   ``createSurface``. A plugin that keeps nothing there gets one empty-transcript turn instead, so
   it can redraw from its state. A session id that belongs to another agent is refused (4002).
+  A session of another user (the gateway's user id, see ``runtime.server``) is refused (4002) too.
   A session stored under another ``state_version`` of the plugin (it was upgraded since) starts
   afresh: running the new graph on a state of the old shape would fail or, worse, mislead.
 
@@ -78,6 +79,7 @@ class Session:
         self.plugin = plugin
         self.session_id = session_id
         self.requested_mode = mode
+        self.user_id = user_id
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
@@ -99,6 +101,10 @@ class Session:
             values = snapshot.values
             if values and self.plugin.plugin_id not in (values.get("domain") or {}):
                 reason = f"session {self.session_id} belongs to another agent"
+                await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(reason))
+                return
+            if values and (snapshot.metadata or {}).get("user_id") != self.user_id:
+                reason = f"session {self.session_id} belongs to another user"
                 await self.websocket.close(CloseCode.OTHER_AGENTS_SESSION, close_reason(reason))
                 return
             if values and self._stale(values):

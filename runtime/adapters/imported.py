@@ -240,7 +240,10 @@ class AgentPlugin(ImportedPlugin):
         except ModuleNotFoundError as exc:
             requirements = self.folder / REQUIREMENTS_FILE
             command = f"uv pip install --python {sys.executable} -r {requirements}"
-            return [f"needs module {exc.name!r} (install the plugin's requirements: {command})"]
+            return [
+                f"needs module {exc.name!r}: install the plugin's requirements "
+                f"(python3 dev.py serve does, or: {command})"
+            ]
         except Exception as exc:
             logger.exception("agent %r failed to load", self.plugin_id)
             return [f"needs a fix: the agent failed to load ({one_line_reason(exc)})"]

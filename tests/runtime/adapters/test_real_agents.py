@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from generator.pipeline.importer import import_agent
 from runtime.client import RuntimeClient
 from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
 from runtime.offline_models import SCRIPTED_REPLY
+from runtime.serving import free_port
 from tests.generator.plugin_repo import commit_all, git, options, runtime_repo
 from tests.runtime.plugins.turns import check_frames
 
@@ -59,13 +59,6 @@ def edit_agent_json(plugin: Path, **values: Any) -> None:
     """What a reviewer changes in the import PR."""
     path = plugin / AGENT_FILE
     path.write_text(json.dumps({**json.loads(path.read_text()), **values}, indent=2))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager
