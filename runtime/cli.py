@@ -154,6 +154,8 @@ def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
     for plugin_id, capabilities in report.plugins.items():
         print(f"{plugin_id}  {capabilities.title}")
         print(f"    actions: {', '.join(capabilities.actions) or '(none)'}")
+        for need in capabilities.needs:
+            print(f"    NOT READY: {need}")
     if not report.plugins:
         print("no plugins found")
     for plugin_id, reason in report.broken.items():

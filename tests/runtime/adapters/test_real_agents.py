@@ -61,6 +61,11 @@ def edit_agent_json(plugin: Path, **values: Any) -> None:
     path.write_text(json.dumps({**json.loads(path.read_text()), **values}, indent=2))
 
 
+def without_keys() -> dict[str, str]:
+    """This environment without any provider key a developer may have set."""
+    return {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+
+
 @contextmanager
 def serve(
     plugins: Path, log: Path, *flags: str, env: dict[str, str] | None = None
@@ -69,10 +74,9 @@ def serve(
     port = free_port()
     command = [sys.executable, "-m", "runtime.cli", "serve", "--plugins-dir", str(plugins)]
     command += ["--port", str(port), *flags]
-    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     with log.open("ab") as out:
         process = subprocess.Popen(
-            command, env={**environment, **(env or {})}, stdout=out, stderr=subprocess.STDOUT
+            command, env={**without_keys(), **(env or {})}, stdout=out, stderr=subprocess.STDOUT
         )
     address = f"127.0.0.1:{port}"
     try:
@@ -134,6 +138,13 @@ def test_agents_lacking_a_variable_a_module_or_an_input_say_so(
                     screens[plugin_id] = client.surfaces[plugin_id].data["error"]
                     errors = [f["payload"] for f in frames if f["type"] == "server.error"]
                     assert errors == [{"message": screens[plugin_id], "code": "agent_unavailable"}]
+        listing = subprocess.run(
+            [sys.executable, "-m", "runtime.cli", "plugins", "--plugins-dir", str(plugins)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=without_keys(),
+        ).stdout
     finally:
         graph.write_text(original)
 
@@ -143,6 +154,10 @@ def test_agents_lacking_a_variable_a_module_or_an_input_say_so(
     assert "requirements.txt" in listed["factory_runtime"][0]
     assert "'topic'" in listed["enrichment_input"][0]
     assert '"inputs"' in listed["enrichment_input"][0]
+    assert (
+        f"    actions: react_context.restart, react_context.retry\n    NOT READY: needs {SECRET}\n"
+        in listing
+    )
     assert f"needs {SECRET}" in screens["react_context"]
     assert "offline_missing_module_xyz" in screens["factory_runtime"]
     assert "'topic'" in screens["enrichment_input"]
