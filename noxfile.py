@@ -15,10 +15,10 @@ PYTHON = None  # the interpreter nox itself runs on (>= 3.11)
 BENCH_ONLY = ["ag-ui-langgraph==0.0.47"]
 
 
-def install(session: nox.Session, extras: str = "dev") -> None:
+def install(session: nox.Session, extras: str | None = "dev") -> None:
     """Install this project (editable) with the given extras into the session's venv, then
     every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded)."""
-    session.install("-e", f".[{extras}]")
+    session.install("-e", f".[{extras}]" if extras else ".")
     for requirements in sorted(Path("runtime/plugins").glob("*/requirements.txt")):
         if any(line.split("#")[0].strip() for line in requirements.read_text().splitlines()):
             session.install("-r", str(requirements))
@@ -47,6 +47,14 @@ def demo(session: nox.Session) -> None:
     through the runtime over its WebSocket (``agent-import demo [EXAMPLE]``)."""
     install(session)
     session.run("agent-import", "demo", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def serve(session: nox.Session) -> None:
+    """``a2ui-runtime serve [ARGS]`` with every plugin's approved requirements installed first
+    (``python3 dev.py serve -- --offline-models`` to try imported agents without keys)."""
+    install(session, extras=None)
+    session.run("a2ui-runtime", "serve", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from runtime.discovery import discover
 from runtime.observability import run_config
+from runtime.serving import free_port
 from runtime.turns.engine import DURABILITY
 
 MORTGAGE_TURN = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
@@ -87,13 +87,6 @@ def generate_plugins(folder: Path, count: int) -> Path:
         (package / "__init__.py").write_text(f'"""Trivial plugin {n}."""\n')
         (package / "plugin.py").write_text(TRIVIAL_PLUGIN.format(plugin_id=plugin_id, n=n))
     return folder
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
 from runtime.logging import configure_logging
 from runtime.persistence import PersistenceError, probe
+from runtime.offline_models import use_offline_models
 from runtime.server import create_app
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings
@@ -26,7 +27,15 @@ PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
 #: Keeps a PostgreSQL password off the command line (and out of ``ps``).
 CHECKPOINTER_ENV = "A2UI_CHECKPOINTER"
 #: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
-SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file", "cors_origins")
+SERVE_SETTINGS = (
+    "host",
+    "port",
+    "checkpointer",
+    "audit_file",
+    "cors_origins",
+    "user_header",
+    "offline_models",
+)
 
 
 def _default(name: str) -> object:
@@ -105,6 +114,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a browser origin allowed to call /agui (repeat for more; none by default)",
     )
+    serve.add_argument(
+        "--user-header",
+        metavar="NAME",
+        help="take each session's user id from this request header of /ws (e.g. X-User-Id); "
+        "only behind a gateway that authenticates users and sets it (clients' own are dropped)",
+    )
+    serve.add_argument(
+        "--offline-models",
+        action="store_true",
+        default=None,
+        help="answer every chat model call with a scripted reply (no keys, no network): to try "
+        "an imported agent's screens locally or run its scenarios in CI",
+    )
     serve.set_defaults(func=serve_command, log_level_default="INFO")
 
     plugins = commands.add_parser(
@@ -142,6 +164,8 @@ def serve_command(args: argparse.Namespace, settings: Settings) -> int:
     except PersistenceError as exc:
         print(f"a2ui-runtime: error: {exc}", file=sys.stderr)
         return 2
+    if settings.offline_models:
+        use_offline_models()
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after a clean shutdown
         server.run()
@@ -156,6 +180,8 @@ def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
     for plugin_id, capabilities in report.plugins.items():
         print(f"{plugin_id}  {capabilities.title}")
         print(f"    actions: {', '.join(capabilities.actions) or '(none)'}")
+        for need in capabilities.needs:
+            print(f"    NOT READY: {need}")
     if not report.plugins:
         print("no plugins found")
     for plugin_id, reason in report.broken.items():

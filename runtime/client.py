@@ -102,6 +102,8 @@ class RuntimeClient:
     session_id: str | None = None
     mode: str | None = None
     timeout: float = DEFAULT_TIMEOUT_S
+    #: Extra request headers (e.g. the user id a gateway would set).
+    headers: dict[str, str] = field(default_factory=dict)
     received: list[dict[str, Any]] = field(default_factory=list)
     surfaces: dict[str, Surface] = field(default_factory=dict)
     _connection: ClientConnection | None = field(default=None, init=False, repr=False)
@@ -114,7 +116,9 @@ class RuntimeClient:
         return f"ws://{self.address}/ws" + (f"?{params}" if params else "")
 
     def __enter__(self) -> RuntimeClient:
-        connection = connect(self.url, open_timeout=self.timeout, max_size=None)
+        connection = connect(
+            self.url, open_timeout=self.timeout, max_size=None, additional_headers=self.headers
+        )
         self._connection = self._exit.enter_context(connection)
         return self
 

@@ -39,9 +39,15 @@ def tracing_callbacks(env: Mapping[str, str] | None = None) -> list[BaseCallback
 
 
 def run_config(
-    *, session_id: str, agent_id: str, callbacks: Sequence[BaseCallbackHandler] = ()
+    *,
+    session_id: str,
+    agent_id: str,
+    callbacks: Sequence[BaseCallbackHandler] = (),
+    user_id: str | None = None,
 ) -> RunnableConfig:
-    """The config of every run of one session: its thread, metadata and callbacks."""
+    """The config of every run of one session: its thread, metadata (with the deployment's user
+    id, if any) and callbacks."""
+    user = {"user_id": user_id, "langfuse_user_id": user_id} if user_id else {}
     return RunnableConfig(
         configurable={"thread_id": session_id},
         metadata={
@@ -50,6 +56,7 @@ def run_config(
             # Langfuse groups traces by these keys.
             "langfuse_session_id": session_id,
             "langfuse_tags": [agent_id],
+            **user,
         },
         callbacks=list(callbacks),
         run_name=f"{agent_id} turn",

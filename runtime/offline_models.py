@@ -4,8 +4,10 @@
   answers with one scripted reply: the patch sits on ``BaseChatModel``'s public entry points
   (``generate``/``agenerate``, which ``invoke``, ``batch`` and tool-bound models go through, and
   ``stream``/``astream``), so no provider code runs. When structured output was asked for
-  (``with_structured_output``), the reply carries a value built from the schema, both as a tool
-  call and as JSON text, so tool-based and JSON-based parsers alike accept it.
+  (``with_structured_output``, in any method), the reply carries a value built from the schema as
+  a tool call, as JSON text and as OpenAI's ``parsed`` value, so every provider's parser turns it
+  into an instance of the schema. Wrappers (``init_chat_model`` with ``configurable_fields``,
+  ``with_retry``, ``with_fallbacks``, ``bind_tools``) end in a patched model, so they answer too.
 * Provider keys are set to dummies (real ones are never used), and outgoing connections to
   anything but this machine fail at once instead of hanging.
 """
@@ -13,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -59,6 +62,14 @@ class NetworkDisabled(OSError):
     """An outgoing connection was attempted during the offline smoke test."""
 
 
+def use_offline_models() -> None:
+    """What ``a2ui-runtime serve --offline-models`` does: dummy keys (where none are set), the
+    scripted models and no outgoing connections, for the whole process."""
+    for name, value in OFFLINE_ENV.items():
+        os.environ.setdefault(name, value)
+    install()
+
+
 def install() -> None:
     """Patch every chat model to the scripted reply and refuse non-local connections."""
     BaseChatModel.generate = _generate  # type: ignore[method-assign]
@@ -82,7 +93,11 @@ def scripted_message(structured_schema: Any = None) -> AIMessage:
     function = convert_to_openai_tool(structured_schema)["function"]
     value = sample_value(function.get("parameters", {}))
     call = {"name": function["name"], "args": value, "id": "offline_call_0", "type": "tool_call"}
-    return AIMessage(content=json.dumps(value), tool_calls=[call])
+    # ``parsed`` is where OpenAI's json_schema parser looks first; other parsers read the tool
+    # call (function calling) or the JSON text (JSON mode).
+    return AIMessage(
+        content=json.dumps(value), tool_calls=[call], additional_kwargs={"parsed": value}
+    )
 
 
 def sample_value(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:

@@ -29,6 +29,11 @@ class Capabilities(BaseModel):
     actions: list[str] = Field(default_factory=list, description="Namespaced action ids.")
     modes: list[Mode] = Field(default_factory=lambda: list(get_args(Mode)))
     screens: list[str] = Field(default_factory=list)
+    needs: list[str] = Field(
+        default_factory=list,
+        description="What the plugin lacks to run (e.g. 'needs ANTHROPIC_API_KEY'); sessions on "
+        "it get an error screen until it is provided.",
+    )
 
 
 class PluginBase(ABC):
@@ -92,6 +97,10 @@ class PluginBase(ABC):
             return f"unknown action {action_id!r} for agent {self.plugin_id!r}"
         return None
 
+    def unmet_needs(self) -> list[str]:
+        """What this plugin lacks to run here (variables, modules, settings), one line each."""
+        return []
+
     def capabilities(self) -> Capabilities:
         """Describe the plugin; screens are the files under ``screens/``."""
         screens_dir = self.folder / SCREENS_FOLDER
@@ -101,4 +110,5 @@ class PluginBase(ABC):
             description=self.description,
             actions=[self.action_id(a) for a in self.actions],
             screens=screens,
+            needs=self.unmet_needs(),
         )

@@ -2,18 +2,23 @@
 ``POST /agui/{plugin_id}`` (``runtime.agui``; browsers reach it from ``Settings.cors_origins``).
 
 ``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
+When the runtime is started with ``--user-header NAME``, that request header is the session's user
+id (a gateway in front of the runtime authenticates the user and sets it); otherwise sessions have
+no user id and no header or parameter can claim one.
 The socket is always accepted first, then closed with a reason when it cannot be served (closing
 before accepting becomes a bare HTTP 403 under uvicorn, which tells the client nothing):
 
 * 4000: unknown or broken agent (the reason lists the available agents);
-* 4001: a bad ``sessionId`` or ``mode`` query parameter;
-* 4002: the session id belongs to another agent;
+* 4001: a bad ``sessionId`` or ``mode`` query parameter, or a bad user id header;
+* 4002: the session id belongs to another agent (or another user);
 * 1011: the agent's graph could not be built.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
@@ -49,6 +54,10 @@ class ConnectQuery(BaseModel):
     mode: Mode | None = None
 
 
+#: What a user id from the gateway header may look like.
+USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:@|+-]{1,128}$")
+
+
 def create_app(
     settings: Settings | None = None, *, callbacks: Sequence[BaseCallbackHandler] | None = None
 ) -> FastAPI:
@@ -68,6 +77,11 @@ def create_app(
             stack.callback(audit.close)
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
             app.state.runtime = RuntimeContext(settings, registry, audit, handlers)
+            # Checking needs may import the agents (and run async factories): off the loop.
+            report = await asyncio.to_thread(registry.report)
+            for plugin_id, capabilities in report.plugins.items():
+                if capabilities.needs:
+                    logger.warning("agent %r %s", plugin_id, "; ".join(capabilities.needs))
             logger.info(
                 "serving agents %s (checkpointer %s); broken: %s",
                 sorted(registry.plugins) or "none",
@@ -97,7 +111,7 @@ def create_app(
 
     @app.get("/plugins")
     async def plugins() -> PluginsReport:
-        return _context(app).registry.report()
+        return await asyncio.to_thread(_context(app).registry.report)
 
     @app.websocket("/ws")
     async def websocket_session(websocket: WebSocket) -> None:
@@ -108,6 +122,13 @@ def create_app(
         except ValidationError as exc:
             await websocket.close(CloseCode.BAD_QUERY, close_reason(f"bad query: {describe(exc)}"))
             return
+        user_id = None
+        if context.settings.user_header is not None:
+            user_id = websocket.headers.get(context.settings.user_header)
+            if user_id is not None and not USER_ID_PATTERN.match(user_id):
+                reason = f"bad {context.settings.user_header} header: not a user id"
+                await websocket.close(CloseCode.BAD_QUERY, close_reason(reason))
+                return
         agent = query.agent or context.settings.default_agent
         plugin = context.registry.plugins.get(agent)
         if plugin is None:
@@ -116,7 +137,7 @@ def create_app(
             await websocket.close(CloseCode.UNKNOWN_AGENT, close_reason(reason))
             return
         session = Session(
-            websocket, context, plugin, query.sessionId or uuid.uuid4().hex, query.mode
+            websocket, context, plugin, query.sessionId or uuid.uuid4().hex, query.mode, user_id
         )
         try:
             await session.serve()

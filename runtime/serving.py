@@ -33,6 +33,14 @@ def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
     )
 
 
+def free_port() -> int:
+    """A port of 127.0.0.1 free now, for a server started in another process."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 @contextmanager
 def serve_in_thread(app: FastAPI, settings: Settings) -> Iterator[str]:
     """Serve ``app`` in a daemon thread; yield ``host:port`` once it accepts connections."""

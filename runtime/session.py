@@ -9,6 +9,7 @@ The session id is the LangGraph thread id, so the runtime's checkpointer holds t
   messages that draw its current screen; see ``runtime.outbox.resume_events``), preceded by
   ``createSurface``. A plugin that keeps nothing there gets one empty-transcript turn instead, so
   it can redraw from its state. A session id that belongs to another agent is refused (4002).
+  A session of another user (the gateway's user id, see ``runtime.server``) is refused (4002) too.
   A session stored under another ``state_version`` of the plugin (it was upgraded since) starts
   afresh: running the new graph on a state of the old shape would fail or, worse, mislead.
 
@@ -83,12 +84,14 @@ class Session:
         plugin: PluginBase,
         session_id: str,
         mode: Mode | None = None,
+        user_id: str | None = None,
     ) -> None:
         self.websocket = websocket
         self.context = context
         self.plugin = plugin
         self.session_id = session_id
         self.requested_mode = mode
+        self.user_id = user_id
         self.mode: Mode = mode or "voice"
         self.device = "web"
         self.surfaces: frozenset[str] = frozenset()
@@ -299,7 +302,9 @@ class Session:
     async def _engine(self) -> TurnEngine | None:
         """The session's turn engine; if the graph fails to build, tell the client, close (1011)."""
         try:
-            return await TurnEngine.create(self.context, self.plugin, self.session_id)
+            return await TurnEngine.create(
+                self.context, self.plugin, self.session_id, user_id=self.user_id
+            )
         except Exception:
             logger.exception("agent %r could not build its graph", self.plugin.plugin_id)
             await self.send_error(f"The {self.plugin.title} agent is unavailable.", "agent_error")

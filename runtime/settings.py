@@ -42,6 +42,15 @@ class Settings(BaseModel):
         le=600,
         description="How long a turn waits for a device tool's result before it fails.",
     )
+    user_header: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9-]{1,64}$",
+        description="Request header of /ws holding the user id, set by a trusted gateway in front "
+        "of the runtime; None means sessions have no user id (clients cannot claim one).",
+    )
+    offline_models: bool = Field(
+        default=False, description="Answer every chat model call with the scripted offline reply."
+    )
 
     @field_validator("checkpointer")
     @classmethod

@@ -8,6 +8,9 @@ Each turn routes to one of two nodes:
 
 * ``welcome`` (a new session, or the ``restart`` action): the welcome screen, and the agent's own
   conversation starts afresh on the next message;
+* ``unavailable`` (the plugin lacks something to run here: an environment variable, a module of
+  its requirements, a setting; see ``unmet_needs``): the error screen says what, and a
+  ``server.error`` names it, on every turn until the runtime is restarted with it;
 * ``agent`` (the user said something, ``retry``, or a client answered a frontend tool call the
   agent made): the agent's graph runs as a *stateful*
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
@@ -32,6 +35,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
+import sys
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,13 +45,27 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_store
+from langgraph.store.memory import InMemoryStore
 from langgraph.errors import GraphBubbleUp, GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens
 from runtime.adapters.agent import AgentSpec, load_agent_spec
-from runtime.adapters.loader import graph_for_run, load_export
+from runtime.adapters.environment import (
+    ContextError,
+    RunEnvironment,
+    build_context,
+    missing_inputs,
+    run_environment,
+)
+from runtime.adapters.loader import (
+    graph_for_run,
+    is_factory,
+    load_export,
+    schema_runtime,
+    server_runtime,
+)
 from runtime.adapters.voice import answer_text, speakable
 from runtime.contracts import (
     CommonState,
@@ -55,7 +74,8 @@ from runtime.contracts import (
     plugin_domain,
     with_plugin_domain,
 )
-from runtime.layout import SCREENS_FOLDER
+from runtime.discovery import one_line_reason
+from runtime.layout import REQUIREMENTS_FILE, SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
 from runtime.turns import RunExtras, run_extras
@@ -72,6 +92,7 @@ ANSWERED_KEPT = 100
 ERROR_TEXT = "Sorry, something went wrong while answering. Please try again."
 #: What an agent raises that is not its failure: an interrupt, the recursion limit, a turn limit.
 RUN_CONTROL = (GraphBubbleUp, GraphRecursionError, TurnStopped)
+UNAVAILABLE_VOICE = "Sorry, this assistant is not set up to answer yet."
 
 
 @dataclass(frozen=True)
@@ -111,18 +132,35 @@ class ImportedPlugin(PluginBase):
     def prepare(self) -> None:
         """Called when the graph is built: load what the turns need, so failures show early."""
 
+    @cached_property
+    def needs(self) -> tuple[str, ...]:
+        """``unmet_needs``, checked once per process (the environment does not change)."""
+        return tuple(self._find_needs())
+
+    def unmet_needs(self) -> list[str]:
+        return list(self.needs)
+
+    def _find_needs(self) -> list[str]:
+        """The environment variables of ``agent.json`` that the runtime's environment lacks."""
+        missing = [name for name in self.agent.env if not os.environ.get(name)]
+        return [f"needs {', '.join(missing)}"] if missing else []
+
     def build_graph(self) -> StateGraph[Any]:
-        """``welcome`` or ``agent``, chosen per turn."""
-        self.prepare()
+        """``welcome``, ``agent`` or (when the plugin cannot run here) ``unavailable``."""
+        if not self.needs:
+            self.prepare()
         builder = StateGraph(CommonState)
         builder.add_node("welcome", self.welcome)
         builder.add_node("agent", self.answer)
-        builder.add_conditional_edges(START, self.route, ["welcome", "agent", END])
-        builder.add_edge("welcome", END)
-        builder.add_edge("agent", END)
+        builder.add_node("unavailable", self.unavailable)
+        builder.add_conditional_edges(START, self.route, ["welcome", "agent", "unavailable", END])
+        for node in ("welcome", "agent", "unavailable"):
+            builder.add_edge(node, END)
         return builder
 
     def route(self, state: CommonState, config: RunnableConfig) -> str:
+        if self.needs:
+            return "unavailable"
         if run_extras(config).tool_results:  # a client answering tool calls, not a message
             return "agent" if self.unanswered(state, config) else END
         action = state.get("pendingAction")
@@ -133,6 +171,13 @@ class ImportedPlugin(PluginBase):
 
     def welcome(self, state: CommonState) -> dict[str, Any]:
         return self.show(state, "welcome", self.initial_domain_state())
+
+    def unavailable(self, state: CommonState) -> dict[str, Any]:
+        """The error screen naming what the plugin lacks, and the same as a ``server.error``."""
+        text = f"The {self.title} agent cannot run here yet: {'; '.join(self.needs)}."
+        domain = {**self.initial_domain_state(), "error": text}
+        error = event("server.error", message=text, code="agent_unavailable")
+        return self.show(state, "error", domain, voice=UNAVAILABLE_VOICE, extra=[error])
 
     def answer(self, state: CommonState, config: RunnableConfig) -> dict[str, Any]:
         domain = self.domain(state)
@@ -214,9 +259,56 @@ class AgentPlugin(ImportedPlugin):
         """The agent's exported graph or factory, imported once per process."""
         return load_export(self.folder, self.agent, module_prefix=f"agent_import_{self.plugin_id}")
 
+    @cached_property
+    def context_schema(self) -> Any:
+        """The graph's ``context_schema`` (a factory is asked once, as the server reads schemas)."""
+        if not is_factory(self.export):
+            return getattr(self.export, "context_schema", None)
+
+        async def read() -> Any:
+            config = RunnableConfig(configurable=self._environment(None).configurable)
+            # Outside a run there is no store to lend; reading schemas writes nothing.
+            async with graph_for_run(self.export, config, schema_runtime(InMemoryStore())) as graph:
+                return graph.context_schema
+
+        return asyncio.run(read())
+
     def prepare(self) -> None:
         """Import the agent now, so a broken agent fails when the graph is built."""
-        _ = self.export
+        _ = self.context_schema
+
+    def _find_needs(self) -> list[str]:
+        """Missing variables, then a module the agent imports that is not installed, then a
+        context field or an input field nothing sets."""
+        needs = super()._find_needs()
+        if needs:
+            return needs  # the agent may read them while it is imported
+        try:
+            schema = self.context_schema
+        except ModuleNotFoundError as exc:
+            requirements = self.folder / REQUIREMENTS_FILE
+            command = f"uv pip install --python {sys.executable} -r {requirements}"
+            return [
+                f"needs module {exc.name!r}: install the plugin's requirements "
+                f"(python3 dev.py serve does, or: {command})"
+            ]
+        except Exception as exc:
+            logger.exception("agent %r failed to load", self.plugin_id)
+            return [f"needs a fix: the agent failed to load ({one_line_reason(exc)})"]
+        try:
+            build_context(schema, self._environment(None).values)
+        except ContextError as exc:
+            return [f"needs a setting: {exc}"]
+        problem = None if is_factory(self.export) else missing_inputs(self.export, self.agent)
+        return [f"needs a setting: {problem}"] if problem else []
+
+    def _environment(self, user_id: str | None) -> RunEnvironment:
+        return run_environment(self.agent, plugin_id=self.plugin_id, user_id=user_id)
+
+    def settled_inputs(self, fresh: bool) -> dict[str, Any]:
+        """The reviewed values of the agent's other input fields, sent when a conversation starts
+        (later runs keep them in the agent's state)."""
+        return copy.deepcopy(self.agent.inputs) if fresh else {}
 
     @abstractmethod
     def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
@@ -243,10 +335,19 @@ class AgentPlugin(ImportedPlugin):
         return asyncio.run(self._run(self.tool_input(results), config))
 
     async def _run(self, inputs: dict[str, Any], config: RunnableConfig) -> Outcome:
+        """Run with the context, configurable and store LangGraph's server would give this run,
+        and the client's frontend tools as ``ag-ui-langgraph`` passes them."""
         inputs = {**inputs, **frontend_tools(run_extras(config))}
-        async with graph_for_run(self.export, config, store=get_store()) as graph:
+        environment = self._environment((config.get("metadata") or {}).get("user_id"))
+        context = build_context(self.context_schema, environment.values)
+        runtime = server_runtime(context=context, user=environment.user, store=get_store())
+        async with graph_for_run(self.export, config, runtime) as graph:
+            if problem := missing_inputs(graph, self.agent):
+                raise ContextError(problem)
             stateful = graph.copy(update={"checkpointer": True})
-            result = await stateful.ainvoke(inputs)
+            result = await stateful.ainvoke(
+                inputs, RunnableConfig(configurable=environment.configurable), context=context
+            )
         return self.agent_output(result if isinstance(result, dict) else {})
 
 

@@ -24,7 +24,10 @@ class WrapperPlugin(AgentPlugin):
 
     def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
         messages: list[BaseMessage] = [RemoveMessage(id=REMOVE_ALL_MESSAGES)] if fresh else []
-        return {self.agent.input_field: [*messages, HumanMessage(content=text)]}
+        return {
+            **self.settled_inputs(fresh),
+            self.agent.input_field: [*messages, HumanMessage(content=text)],
+        }
 
     def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
         messages = [

@@ -149,25 +149,41 @@ class TurnEngine:
     """Runs the turns of one session (a LangGraph thread) of one plugin."""
 
     def __init__(
-        self, context: RuntimeContext, plugin: PluginBase, session_id: str, graph: Graph
+        self,
+        context: RuntimeContext,
+        plugin: PluginBase,
+        session_id: str,
+        graph: Graph,
+        *,
+        user_id: str | None = None,
     ) -> None:
         self.context = context
         self.plugin = plugin
         self.session_id = session_id
         self.graph = graph
+        #: Whose session this is, when the deployment names users (``Settings.user_header``).
+        self.user_id = user_id
         #: Held by the transport around ``open`` and each turn: one turn of a session at a time.
         self.lock = context.session_lock(session_id)
         self.config = run_config(
-            session_id=session_id, agent_id=plugin.plugin_id, callbacks=context.callbacks
+            session_id=session_id,
+            agent_id=plugin.plugin_id,
+            callbacks=context.callbacks,
+            user_id=user_id,
         )
 
     @classmethod
     async def create(
-        cls, context: RuntimeContext, plugin: PluginBase, session_id: str
+        cls,
+        context: RuntimeContext,
+        plugin: PluginBase,
+        session_id: str,
+        *,
+        user_id: str | None = None,
     ) -> TurnEngine:
         """The engine over the plugin's compiled graph (raises what building the graph raises)."""
         graph = await asyncio.to_thread(context.registry.graph, plugin.plugin_id)
-        return cls(context, plugin, session_id, graph)
+        return cls(context, plugin, session_id, graph, user_id=user_id)
 
     async def open(self) -> Opening:
         """The session's stored state and pending interrupts; a stale session is forgotten."""
@@ -175,6 +191,8 @@ class TurnEngine:
         values: dict[str, Any] = dict(snapshot.values or {})
         if values and self.plugin.plugin_id not in (values.get("domain") or {}):
             raise SessionRefused(f"session {self.session_id} belongs to another agent")
+        if values and (snapshot.metadata or {}).get("user_id") != self.user_id:
+            raise SessionRefused(f"session {self.session_id} belongs to another user")
         if values and self._stale(values):
             await asyncio.to_thread(
                 self.context.registry.checkpointer.delete_thread, self.session_id

@@ -102,3 +102,25 @@ def test_a_client_chosen_session_id_starts_a_new_session(server: str) -> None:
         frames = client.receive_turn()
     assert frames[1]["payload"]["text"] == "welcome turn 1"
     assert {f["sessionId"] for f in frames} == {"my-session.1"}
+
+
+def test_a_session_of_another_user_is_refused(start_server: Any) -> None:
+    """Behind a gateway that sets the user id, knowing a session id is not enough to resume it."""
+    with start_server(user_header="X-User-Id") as address:
+        alice = {"X-User-Id": "alice"}
+        with RuntimeClient(address, agent="echo", session_id="shared-id", headers=alice) as client:
+            client.receive_turn()
+        with RuntimeClient(address, agent="echo", session_id="shared-id", headers=alice) as again:
+            redraw = again.receive()
+        refused = []
+        for headers in ({"X-User-Id": "mallory"}, {}):
+            with (
+                RuntimeClient(address, agent="echo", session_id="shared-id", headers=headers) as x,
+                pytest.raises(ConnectionClosed) as caught,
+            ):
+                x.receive()
+            assert caught.value.rcvd is not None
+            refused.append((caught.value.rcvd.code, caught.value.rcvd.reason))
+
+    assert "createSurface" in redraw["payload"]
+    assert refused == [(4002, "session shared-id belongs to another user")] * 2

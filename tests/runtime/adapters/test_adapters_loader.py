@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
 from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
-from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export
+from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export, server_runtime
 
 GRAPH = """
 from langchain_core.messages import AIMessage
@@ -51,7 +52,8 @@ def plugin(tmp_path: Path, files: dict[str, str], **spec: Any) -> tuple[Path, Ag
 
 def run(export: Any) -> str:
     async def once() -> str:
-        async with graph_for_run(export, {"configurable": {}}, store=InMemoryStore()) as graph:
+        runtime = server_runtime(context=None, user=None, store=InMemoryStore())
+        async with graph_for_run(export, {"configurable": {}}, runtime) as graph:
             result = await graph.ainvoke({"messages": [HumanMessage("hi")]})
         return str(result["messages"][-1].content)
 
@@ -115,15 +117,46 @@ def test_agent_json_paths_must_stay_inside_src(tmp_path: Path) -> None:
         plugin(tmp_path, {"graph.py": GRAPH}, python_paths=["../.."])
 
 
-def test_two_agents_sharing_a_top_level_module_are_refused(tmp_path: Path) -> None:
-    shared = "shared_helpers_xyz"
-    files = {
-        f"{shared}.py": "NAME = 'first'\n",
-        "graph.py": GRAPH + f"from {shared} import NAME\ngraph = builder.compile()\n",
+def agent_package(answer: str) -> dict[str, str]:
+    """A template-shaped agent: ``agent/graph.py`` importing ``agent.state`` absolutely."""
+    return {
+        "langgraph.json": "{}",
+        "agent/__init__.py": "",
+        "agent/state.py": f"ANSWER = {answer!r}\n",
+        "agent/graph.py": GRAPH.replace('"ok"', "ANSWER")
+        + "from agent.state import ANSWER\nimport agent.state\ngraph = builder.compile()\n",
     }
-    first, first_spec = plugin(tmp_path / "one", files)
-    second, second_spec = plugin(tmp_path / "two", files)
-    load_export(first, first_spec, module_prefix="t_clash_one")
 
-    with pytest.raises(AgentLoadError, match=f"module '{shared}' resolved to .*one"):
-        load_export(second, second_spec, module_prefix="t_clash_two")
+
+def test_two_agents_with_the_same_package_name_run_side_by_side(tmp_path: Path) -> None:
+    first, first_spec = plugin(
+        tmp_path / "one", agent_package("first"), graph_spec="agent.graph:graph"
+    )
+    second, second_spec = plugin(
+        tmp_path / "two", agent_package("second"), graph_spec="./agent/graph.py:graph"
+    )
+
+    one = load_export(first, first_spec, module_prefix="t_side")
+    two = load_export(second, second_spec, module_prefix="t_side")
+
+    assert (run(one), run(two)) == ("first", "second")
+    assert "agent" not in sys.modules
+    assert not {name for name in sys.modules if name.startswith("agent.")}
+
+
+def test_an_agent_cannot_import_another_agents_modules(tmp_path: Path) -> None:
+    first, first_spec = plugin(
+        tmp_path / "one",
+        {**agent_package("first"), "secret.py": "K = 1\n"},
+        graph_spec="agent.graph:graph",
+    )
+    files = {**agent_package("second"), "agent/graph.py": "import secret\n"}
+    second, second_spec = plugin(tmp_path / "two", files, graph_spec="agent.graph:graph")
+    load_export(
+        first,
+        first_spec,
+        module_prefix="t_sealed",
+    )
+
+    with pytest.raises(ModuleNotFoundError, match="'secret'"):
+        load_export(second, second_spec, module_prefix="t_sealed")
