@@ -1,5 +1,6 @@
 /**
- * The chat page's WebSocket to the runtime (`/ws?agent=<id>[&sessionId=<id>][&mode=text]`).
+ * The chat page's WebSocket to the runtime (`/ws?agent=<id>[&sessionId=<id>]`). The session keeps
+ * the runtime's default mode (voice): its spoken lines are the page's captions.
  *
  * It keeps the session id the server names in its frames, so a reconnect (and a reload, through
  * `sessionStorage` and the page URL) resumes the same LangGraph thread. The server closes with a
@@ -43,7 +44,7 @@ export function forgetSession(agent) {
  * Connect to `agent`; `onFrame(frame)` gets each server frame, `onState(state, detail)` gets
  * `open`, `reconnecting` or `closed` (detail: `{code, reason, final}`).
  */
-export function connect(agent, { mode = 'text', onFrame, onState }) {
+export function connect(agent, { onFrame, onState }) {
   let socket;
   let sessionId = storedSession(agent);
   let retries = 0;
@@ -53,7 +54,6 @@ export function connect(agent, { mode = 'text', onFrame, onState }) {
     const url = new URL('/ws', location.href);
     url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     url.searchParams.set('agent', agent);
-    url.searchParams.set('mode', mode);
     if (sessionId) url.searchParams.set('sessionId', sessionId);
     socket = new WebSocket(url);
     socket.addEventListener('open', () => {

@@ -25,6 +25,7 @@ let connection = null;
 
 function setState(state) {
   root.dataset.state = state;
+  for (const control of form.elements) control.disabled = state === 'closed';
 }
 
 function showError(message, code = 'client') {
@@ -46,7 +47,10 @@ const surfaces = mountSurfaces(document.getElementById('screen'), {
   },
 });
 
-/** A line the agent said: shown once, spoken when the user asked for speech. */
+/**
+ * A line the agent said: shown once (a plugin may send it both spoken and as the transcript),
+ * read aloud when the user asked for it.
+ */
 function agentLine(text, spoken) {
   const last = transcript.last;
   if (!(last?.speaker === 'agent' && last.text === text)) transcript.add('agent', text);
@@ -116,13 +120,7 @@ if (canListen) {
     listenOnce(send, () => (micButton.disabled = false));
   });
 }
-if (canSpeak) {
-  speakToggle.parentElement.hidden = false;
-  speakToggle.addEventListener('change', () => {
-    const mode = speakToggle.checked ? 'voice' : 'text';
-    connection.send('client.mode.update', { mode, device: 'web' });
-  });
-}
+if (canSpeak) speakToggle.parentElement.hidden = false;
 
 if (!agent) {
   setState('closed');
@@ -131,5 +129,5 @@ if (!agent) {
   document.title = `Chat: ${agent}`;
   document.getElementById('agent').textContent = agent;
   setState('connecting');
-  connection = connect(agent, { mode: 'text', onFrame, onState });
+  connection = connect(agent, { onFrame, onState });
 }

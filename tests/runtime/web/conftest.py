@@ -13,12 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
-
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -31,21 +30,26 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path("test-artifacts") / "browser"
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[playwright_api.Browser]:
-    """Debian's ``chromium`` (``apt-get install chromium``), headless; skipped when absent."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's ``chromium`` (``apt-get install chromium``), headless; skipped when absent.
+
+    One per test module: Playwright's sync API keeps an event loop of its own, which should not
+    outlive the module into tests that run asyncio themselves.
+    """
     executable = shutil.which("chromium")
     if executable is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    with playwright_api.sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def web_server() -> Iterator[str]:
-    """``http://host:port`` of a runtime over the project's own plugins (memory checkpointer)."""
+    """``http://host:port`` of a runtime over the project's own plugins (memory checkpointer),
+    shared by the session's tests: each page opens sessions of its own."""
     settings = Settings(port=0)
     with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
         yield f"http://{address}"
@@ -59,14 +63,14 @@ def page_errors() -> list[str]:
 
 @pytest.fixture
 def page(
-    browser: playwright_api.Browser, page_errors: list[str], request: pytest.FixtureRequest
-) -> Iterator[playwright_api.Page]:
+    browser: Browser, page_errors: list[str], request: pytest.FixtureRequest
+) -> Iterator[Page]:
     """A fresh page (its own context: storage, cookies) in ``browser``."""
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
 
-    def record(message: playwright_api.ConsoleMessage) -> None:
+    def record(message: ConsoleMessage) -> None:
         if message.type == "error":
             page_errors.append(f"console.error: {message.text}")
 
