@@ -22,6 +22,11 @@ const agent = new URL(location.href).searchParams.get('agent');
 
 const transcript = mountTranscript(document.getElementById('transcript'));
 let connection = null;
+/** `GET /plugins`: the agents this runtime serves, by id, with their titles. */
+const catalogue = fetch('/plugins')
+  .then(response => response.json())
+  .then(report => report.plugins)
+  .catch(() => ({}));
 
 function setState(state) {
   root.dataset.state = state;
@@ -82,6 +87,7 @@ function onFrame(frame) {
 
 function onState(state, detail) {
   if (state === 'open') {
+    if (root.dataset.state === 'reconnecting') clearError();
     if (root.dataset.state === 'connecting' || root.dataset.state === 'reconnecting') {
       setState('ready');
     }
@@ -92,7 +98,26 @@ function onState(state, detail) {
     showError('The connection dropped; reconnecting…', 'reconnecting');
   } else if (detail.code !== 1000) {
     showError(detail.reason || `The connection closed (code ${detail.code}).`, `close_${detail.code}`);
+    if (detail.code === 4000) offerAgents();
   }
+}
+
+/** Links to the agents there are, for a page opened without one or with an unknown one. */
+async function offerAgents() {
+  const list = document.getElementById('agents');
+  const agents = Object.entries(await catalogue).sort(([, a], [, b]) => a.title.localeCompare(b.title));
+  list.replaceChildren(
+    ...agents.map(([id, capabilities]) => {
+      const link = document.createElement('a');
+      link.href = `/chat?agent=${encodeURIComponent(id)}`;
+      link.textContent = capabilities.title;
+      const item = document.createElement('li');
+      item.append(link);
+      if (capabilities.description) item.append(` ${capabilities.description}`);
+      return item;
+    }),
+  );
+  list.parentElement.hidden = agents.length === 0;
 }
 
 function send(text) {
@@ -124,10 +149,15 @@ if (canSpeak) speakToggle.parentElement.hidden = false;
 
 if (!agent) {
   setState('closed');
-  showError('No agent: open /chat?agent=<id>.', 'no_agent');
+  showError('No agent chosen: pick one below, or open /chat?agent=<id>.', 'no_agent');
+  offerAgents();
 } else {
-  document.title = `Chat: ${agent}`;
   document.getElementById('agent').textContent = agent;
+  catalogue.then(agents => {
+    const title = agents[agent]?.title ?? agent;
+    document.getElementById('agent').textContent = title;
+    document.title = `Chat: ${title}`;
+  });
   setState('connecting');
   connection = connect(agent, { onFrame, onState });
 }

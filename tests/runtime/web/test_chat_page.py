@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
+from runtime.plugins.lost_card import TITLE as LOST_CARD
+from runtime.plugins.mortgage import TITLE as MORTGAGE
 from tests.runtime.conftest import ServerFactory
 
 HEADLINE = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
@@ -76,6 +79,14 @@ def test_new_conversation_forgets_the_session(web_server: str, page: Page) -> No
     assert f"sessionId={first}" not in page.url
 
 
+def test_without_an_agent_the_page_offers_them(web_server: str, page: Page) -> None:
+    page.goto(f"{web_server}/chat")
+    expect(page.get_by_role("alert")).to_contain_text("No agent chosen")
+    agents = page.get_by_role("navigation", name="Agents").get_by_role("link")
+    expect(agents).to_have_text([LOST_CARD, MORTGAGE])
+    expect(page.locator("#chat")).to_have_attribute("data-state", "closed")
+
+
 def test_an_unknown_agent_is_shown_with_the_agents_there_are(web_server: str, page: Page) -> None:
     page.goto(f"{web_server}/chat?agent=no_such_agent")
     root = page.locator("#chat")
@@ -86,6 +97,12 @@ def test_an_unknown_agent_is_shown_with_the_agents_there_are(web_server: str, pa
     expect(root).to_have_attribute("data-error-code", "close_4000")
     expect(page.locator("a2ui-surface")).to_have_count(0)
     expect(page.get_by_role("button", name="Send")).to_be_disabled()
+    agents = page.get_by_role("navigation", name="Agents").get_by_role("link")
+    expect(agents).to_have_text([LOST_CARD, MORTGAGE])  # the titles of GET /plugins
+    agents.first.click()
+    expect(page).to_have_url(re.compile(r"/chat\?agent=lost_card"))
+    expect(root).to_have_attribute("data-state", "ready")
+    expect(page.get_by_role("heading", level=1)).to_have_text(f"Chat with {LOST_CARD}")
 
 
 def test_a_failed_turn_shows_the_error_and_the_page_goes_on(test_plugins: str, page: Page) -> None:
@@ -125,3 +142,26 @@ def test_what_an_agent_says_is_shown_as_text_never_run_as_markup(
     assert page.locator("img").count() == 0
     assert surface.locator("img").count() == 0
     assert page.evaluate("() => [document.body.dataset.pwned, window.pwned]") == [None, None]
+
+
+def test_the_page_reconnects_to_a_restarted_server_and_resumes(
+    start_server: ServerFactory, page: Page, tmp_path: Path
+) -> None:
+    settings = {"checkpointer": f"sqlite:{tmp_path / 'sessions.db'}"}
+    root = page.locator("#chat")
+    surface = page.locator('a2ui-surface[data-surface-id="echo"]')
+    with start_server(**settings) as address:
+        page.goto(f"http://{address}/chat?agent=echo")
+        say(page, "hello")
+        expect(surface.locator("bank-data-card")).to_contain_text("hello")
+        session_id = root.get_attribute("data-session-id")
+    expect(root).to_have_attribute("data-state", "reconnecting")
+    port = int(address.rsplit(":", 1)[1])
+    with start_server(**settings, port=port):
+        expect(root).to_have_attribute("data-state", "ready", timeout=10_000)
+        expect(root).to_have_attribute("data-session-id", session_id or "")
+        expect(surface).to_have_count(1)
+        expect(surface.locator("bank-data-card")).to_contain_text("hello")
+        expect(page.get_by_role("alert")).to_be_hidden()
+        say(page, "again")
+        expect(surface.locator("bank-data-card")).to_contain_text("again")
