@@ -26,11 +26,11 @@ from generator.design import Design
 from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
-from generator.models import Graph, Inspection, Strategy
+from generator.models import Graph, Inspection
+from runtime.layout import ANSWERS_FILE, Strategy
 
 TEMPLATE_CONFIG = "copier.yml"
 TEMPLATE_FOLDER = "copier-template"
-ANSWERS_FILE = ".copier-answers.yml"
 #: What Copier records as the template's location: the repository root, as seen from itself.
 TEMPLATE_SRC_PATH = "."
 

@@ -11,8 +11,9 @@ import pytest
 from plugin_repo import agent_repo, commit_all, echo_agent, git, options, runtime_repo
 
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, import_agent
-from generator.render import find_template, read_answers
+from generator.pipeline.importer import import_agent
+from generator.render.template import find_template, read_answers
+from runtime.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture

@@ -32,17 +32,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
-from generator.deps import check_dependencies, env_python
 from generator.design import Design, DesignOptions, Provenance
-from generator.design.designer import check_plugin_id
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
-from generator.importer import PLUGINS_FOLDER, check_strategy, design_screens
 from generator.inspect import inspect_source
 from generator.models import Inspection
-from generator.render import (
-    ANSWERS_FILE,
+from generator.pipeline.importer import check_strategy, design_screens
+from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.screens import ScreenMerge, format_screen, merge_screen
+from generator.render.template import (
     PluginAnswers,
     Template,
     agent_shape,
@@ -50,15 +49,14 @@ from generator.render import (
     plugin_answers,
     read_answers,
 )
-from generator.screen_merge import ScreenMerge, format_screen, merge_screen
-from generator.steps import Progress, Step, Steps, designed, inspected
-from generator.validate import Report, validate
-from generator.vendor import SOURCE_FOLDER, vendor
+from generator.render.vendor import vendor
+from generator.repository import plugin_folder
+from generator.validate.environment import check_dependencies, env_python
+from generator.validate.plugin import Report, validate
 from runtime.a2ui import InvalidScreenError, load_screens
 from runtime.a2ui.validate import ValidationIssue
-from runtime.ids import is_plugin_folder
+from runtime.layout import ANSWERS_FILE, SCREENS_FOLDER, SOURCE_FOLDER
 
-SCREENS_FOLDER = "screens"
 #: What ``copier update`` leaves to ``screen_merge`` (relative to the plugin folder).
 SCREEN_FILES = f"{SCREENS_FOLDER}/*.json"
 
@@ -166,30 +164,6 @@ class UpdateResult(BaseModel):
         return self.status in ("updated", "up_to_date")
 
 
-def plugin_folder(root: Path, plugin_id: str) -> Path:
-    """The folder of an imported plugin; refuses an unknown id or a plugin not imported."""
-    check_plugin_id(plugin_id)
-    plugins = root / PLUGINS_FOLDER
-    folder = plugins / plugin_id
-    if not folder.is_dir():
-        known = (
-            ", ".join(p.name for p in sorted(plugins.iterdir()) if is_plugin_folder(p)) or "none"
-        )
-        raise AgentImportError(f"unknown plugin {plugin_id!r} (plugins: {known})")
-    if not (folder / ANSWERS_FILE).is_file():
-        raise AgentImportError(
-            f"plugin {plugin_id!r} was not imported by agent-import (no {ANSWERS_FILE}): "
-            "only imported plugins can be updated"
-        )
-    return folder
-
-
-def imported_plugins(root: Path) -> list[str]:
-    """The ids of every plugin with an answers file, in order."""
-    plugins = root / PLUGINS_FOLDER
-    return [p.name for p in sorted(plugins.iterdir()) if (p / ANSWERS_FILE).is_file()]
-
-
 def update_plugin(
     options: UpdateOptions, *, root: Path, progress: Progress | None = None
 ) -> UpdateResult:
@@ -202,7 +176,7 @@ def update_plugin(
     root = root.resolve()
     folder = plugin_folder(root, options.plugin_id)
     if options.branch is not None:
-        gitops.check_new_branch(root, options.branch)
+        gitops.check_branch_commit(root, options.branch)
     if changed := gitops.changed_files(root, folder):
         raise AgentImportError(
             f"{folder.relative_to(root)} has uncommitted changes ({_first(changed)}): commit or "
@@ -284,12 +258,14 @@ def _agent_plan(
     """Fetch, inspect and (if the agent's shape changed) design: the new answers and src/."""
     old = _recorded_answers(recorded)
     with step("fetch") as note:
-        source = fetch(
+        fetched = fetch(
             _location(old.source_url, root),
             workspace=workspace,
             ref=options.ref or old.source_ref or None,
             limits=options.limits,
         )
+        # The location as recorded (a relative path stays relative), not where it was found.
+        source = fetched.model_copy(update={"url": old.source_url})
         note.append(f"{old.source_url} @ {_short(source.commit or '') or 'no commit'}")
     with step("inspect") as note:
         inspection = inspect_source(source, config=old.config_file, graph=old.graph_id)
@@ -516,14 +492,12 @@ def _recorded_design(old: PluginAnswers) -> Design:
 
 def _new_answers(old: PluginAnswers, design: Design, inspection: Inspection) -> PluginAnswers:
     """The answers for the new inspection, with the recorded strategy and source location."""
-    answers = plugin_answers(
+    return plugin_answers(
         design,
         inspection,
         strategy=check_strategy(old.strategy, inspection, old.graph_id),
         requirements=check_dependencies(inspection.dependencies).lines(),
     )
-    # The location as recorded (a relative path stays relative), not where it was checked out.
-    return answers.model_copy(update={"source_url": old.source_url})
 
 
 def _shape_changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:
