@@ -4,7 +4,8 @@
  *
  * The page's state is on the root element for people and tests alike: `data-state` is
  * `connecting`, `ready`, `thinking`, `reconnecting` or `closed`; `data-session-id` names the
- * session; `data-error-code` the last `server.error`'s code.
+ * session; `data-error-code` is the shown error's code (a `server.error`'s, or `close_<code>` when
+ * the server closed the socket).
  */
 
 import { mountSurfaces } from '../renderer.js';
@@ -88,9 +89,7 @@ function onFrame(frame) {
 function onState(state, detail) {
   if (state === 'open') {
     if (root.dataset.state === 'reconnecting') clearError();
-    if (root.dataset.state === 'connecting' || root.dataset.state === 'reconnecting') {
-      setState('ready');
-    }
+    if (['connecting', 'reconnecting'].includes(root.dataset.state)) setState('ready');
     return;
   }
   setState(state);
@@ -134,7 +133,7 @@ form.addEventListener('submit', event => {
 });
 
 document.getElementById('restart').addEventListener('click', () => {
-  forgetSession(agent);
+  if (agent) forgetSession(agent);
   location.reload();
 });
 
