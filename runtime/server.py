@@ -1,5 +1,6 @@
-"""The FastAPI app: ``/health``, ``/plugins``, the session WebSocket ``/ws`` and AG-UI runs
-``POST /agui/{plugin_id}`` (``runtime.agui``; browsers reach it from ``Settings.cors_origins``).
+"""The FastAPI app: ``/health``, ``/plugins``, the session WebSocket ``/ws``, AG-UI runs
+``POST /agui/{plugin_id}`` (``runtime.agui``; browsers reach it from ``Settings.cors_origins``)
+and the browser pages (``/chat``, see ``runtime.web``).
 
 ``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
 When the runtime is started with ``--user-header NAME``, that request header is the session's user
@@ -39,6 +40,7 @@ from runtime.ids import SESSION_ID_PATTERN
 from runtime.observability import tracing_callbacks
 from runtime.session import Session
 from runtime.settings import Settings
+from runtime.web import mount_pages
 from runtime.wire import CloseCode, close_reason, describe
 
 logger = logging.getLogger(__name__)
@@ -144,6 +146,7 @@ def create_app(
         except WebSocketDisconnect:
             logger.info("session %s: client went away", session.session_id)
 
+    mount_pages(app)
     return app
 
 

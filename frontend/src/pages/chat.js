@@ -1,0 +1,162 @@
+/**
+ * `/chat?agent=<id>`: a browser client for any plugin. Text (or speech) in; the plugin's A2UI
+ * screens and its spoken lines out; buttons send their actions back.
+ *
+ * The page's state is on the root element for people and tests alike: `data-state` is
+ * `connecting`, `ready`, `thinking`, `reconnecting` or `closed`; `data-session-id` names the
+ * session; `data-error-code` is the shown error's code (a `server.error`'s, or `close_<code>` when
+ * the server closed the socket).
+ */
+
+import { mountSurfaces } from '../renderer.js';
+import { connect, forgetSession } from '../chat/connection.js';
+import { mountTranscript } from '../chat/transcript.js';
+import { canListen, canSpeak, listenOnce, speak } from '../chat/voice.js';
+
+const root = document.getElementById('chat');
+const form = document.getElementById('composer');
+const input = document.getElementById('message');
+const errorBox = document.getElementById('error');
+const micButton = document.getElementById('listen');
+const speakToggle = document.getElementById('speak');
+const agent = new URL(location.href).searchParams.get('agent');
+
+const transcript = mountTranscript(document.getElementById('transcript'));
+let connection = null;
+/** `GET /plugins`: the agents this runtime serves, by id, with their titles. */
+const catalogue = fetch('/plugins')
+  .then(response => response.json())
+  .then(report => report.plugins)
+  .catch(() => ({}));
+
+function setState(state) {
+  root.dataset.state = state;
+  for (const control of form.elements) control.disabled = state === 'closed';
+}
+
+function showError(message, code = 'client') {
+  errorBox.textContent = message;
+  errorBox.hidden = false;
+  root.dataset.errorCode = code;
+}
+
+function clearError() {
+  errorBox.hidden = true;
+  errorBox.textContent = '';
+  delete root.dataset.errorCode;
+}
+
+const surfaces = mountSurfaces(document.getElementById('screen'), {
+  onAction(action) {
+    clearError();
+    connection.send('client.ui.action', { actionId: action.name, data: action.context ?? {} });
+  },
+});
+
+/**
+ * A line the agent said: shown once (a plugin may send it both spoken and as the transcript),
+ * read aloud when the user asked for it.
+ */
+function agentLine(text, spoken) {
+  const last = transcript.last;
+  if (!(last?.speaker === 'agent' && last.text === text)) transcript.add('agent', text);
+  if (spoken && speakToggle.checked) speak(text);
+}
+
+const HANDLERS = {
+  'server.a2ui.patch'(payload) {
+    try {
+      surfaces.process(payload);
+    } catch (error) {
+      console.error('A2UI message refused:', error, payload);
+      showError(`The screen could not be drawn: ${error.message}`, 'render_error');
+    }
+  },
+  'server.voice.say': payload => agentLine(payload.text, true),
+  'server.transcript.final': payload => agentLine(payload.text, false),
+  'server.agent.thinking': payload => setState(payload.thinking ? 'thinking' : 'ready'),
+  'server.error': payload => showError(payload.message, payload.code ?? 'error'),
+};
+
+function onFrame(frame) {
+  if (frame.sessionId) {
+    root.dataset.sessionId = frame.sessionId;
+    transcript.restore(frame.sessionId);
+  }
+  HANDLERS[frame.type]?.(frame.payload ?? {});
+}
+
+function onState(state, detail) {
+  if (state === 'open') {
+    if (root.dataset.state === 'reconnecting') clearError();
+    if (['connecting', 'reconnecting'].includes(root.dataset.state)) setState('ready');
+    return;
+  }
+  setState(state);
+  if (state === 'reconnecting') {
+    showError('The connection dropped; reconnecting…', 'reconnecting');
+  } else if (detail.code !== 1000) {
+    showError(detail.reason || `The connection closed (code ${detail.code}).`, `close_${detail.code}`);
+    if (detail.code === 4000) offerAgents();
+  }
+}
+
+/** Links to the agents there are, for a page opened without one or with an unknown one. */
+async function offerAgents() {
+  const list = document.getElementById('agents');
+  const agents = Object.entries(await catalogue).sort(([, a], [, b]) => a.title.localeCompare(b.title));
+  list.replaceChildren(
+    ...agents.map(([id, capabilities]) => {
+      const link = document.createElement('a');
+      link.href = `/chat?agent=${encodeURIComponent(id)}`;
+      link.textContent = capabilities.title;
+      const item = document.createElement('li');
+      item.append(link);
+      if (capabilities.description) item.append(` ${capabilities.description}`);
+      return item;
+    }),
+  );
+  list.parentElement.hidden = agents.length === 0;
+}
+
+function send(text) {
+  if (!text) return;
+  clearError();
+  if (connection.send('client.transcript.final', { text })) transcript.add('user', text);
+  else showError('Not connected.', 'not_connected');
+}
+
+form.addEventListener('submit', event => {
+  event.preventDefault();
+  send(input.value.trim());
+  input.value = '';
+});
+
+document.getElementById('restart').addEventListener('click', () => {
+  if (agent) forgetSession(agent);
+  location.reload();
+});
+
+if (canListen) {
+  micButton.hidden = false;
+  micButton.addEventListener('click', () => {
+    micButton.disabled = true;
+    listenOnce(send, () => (micButton.disabled = false));
+  });
+}
+if (canSpeak) speakToggle.parentElement.hidden = false;
+
+if (!agent) {
+  setState('closed');
+  showError('No agent chosen: pick one below, or open /chat?agent=<id>.', 'no_agent');
+  offerAgents();
+} else {
+  document.getElementById('agent').textContent = agent;
+  catalogue.then(agents => {
+    const title = agents[agent]?.title ?? agent;
+    document.getElementById('agent').textContent = title;
+    document.title = `Chat: ${title}`;
+  });
+  setState('connecting');
+  connection = connect(agent, { onFrame, onState });
+}
