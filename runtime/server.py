@@ -26,6 +26,7 @@ from runtime.audit import AuditLog
 from runtime.checkpointing import open_checkpointer
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
+from runtime.import_api import install as install_import_api
 from runtime.observability import tracing_callbacks
 from runtime.session import RuntimeContext, Session
 from runtime.settings import Settings
@@ -68,6 +69,7 @@ def create_app(
             yield
 
     app = FastAPI(title="A2UI runtime", lifespan=lifespan)
+    install_import_api(app, settings)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

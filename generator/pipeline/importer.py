@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
 from generator.design import Design, DesignOptions, design, load_design
+from generator.design.bedrock import OnText
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
@@ -68,6 +69,7 @@ class ImportResult(BaseModel):
         description="Files relative to the folder; contents for a dry run (None if binary)."
     )
     steps: list[Step]
+    design: Design
     dependencies: DependencyReport
     validation: Report
     branch: str | None = None
@@ -87,9 +89,16 @@ class ValidationFailed(AgentImportError):
 
 
 def import_agent(
-    options: ImportOptions, *, root: Path, progress: Progress | None = None
+    options: ImportOptions,
+    *,
+    root: Path,
+    progress: Progress | None = None,
+    on_text: OnText | None = None,
 ) -> ImportResult:
-    """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure."""
+    """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure.
+
+    ``on_text`` receives the design model's answer as it streams in (see ``design()``).
+    """
     check_plugin_id(options.plugin_id)
     if options.branch is not None:
         if options.dry_run:
@@ -115,6 +124,7 @@ def import_agent(
                 graph_id=options.graph,
                 design_file=options.design_file,
                 options=options.design_options,
+                on_text=on_text,
             )
             note.append(designed(screens))
         with step("render") as note:
@@ -158,6 +168,7 @@ def import_agent(
         strategy=strategy,
         files=files,
         steps=step.done,
+        design=screens,
         dependencies=dependencies,
         validation=report,
         branch=options.branch,
@@ -191,11 +202,14 @@ def design_screens(
     graph_id: str | None,
     design_file: Path | None,
     options: DesignOptions,
+    on_text: OnText | None = None,
 ) -> Design:
     """The design step: ``design_file`` checked, else a model's or the offline design."""
     if design_file is not None:
         return load_design(design_file, inspection, plugin_id=plugin_id, graph_id=graph_id)
-    return design(inspection, plugin_id=plugin_id, graph_id=graph_id, options=options)
+    return design(
+        inspection, plugin_id=plugin_id, graph_id=graph_id, options=options, on_text=on_text
+    )
 
 
 def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str) -> Strategy:
