@@ -37,6 +37,17 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def frontend(session: nox.Session) -> None:
+    """Rebuild the browser bundles (``runtime/static/js/``, committed) from ``frontend/`` with
+    npm and esbuild; ``-- check`` instead fails when the committed bundles differ from the sources.
+    """
+    script = "check" if "check" in session.posargs else "build"
+    with session.chdir("frontend"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", script, external=True)
+
+
+@nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
     """The main job: import an example agent offline into a scratch clone, then talk to it
     through the runtime over its WebSocket (``agent-import demo [EXAMPLE]``)."""

@@ -1,4 +1,5 @@
-"""The FastAPI app: ``/health``, ``/plugins`` and the session WebSocket ``/ws``.
+"""The FastAPI app: ``/health``, ``/plugins``, the session WebSocket ``/ws`` and the browser pages
+(``/chat``, see ``runtime.web``).
 
 ``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
 The socket is always accepted first, then closed with a reason when it cannot be served (closing
@@ -30,6 +31,7 @@ from runtime.import_api import install as install_import_api
 from runtime.observability import tracing_callbacks
 from runtime.session import RuntimeContext, Session
 from runtime.settings import Settings
+from runtime.web import mount_pages
 from runtime.wire import CloseCode, close_reason, describe
 
 logger = logging.getLogger(__name__)
@@ -108,6 +110,7 @@ def create_app(
         except WebSocketDisconnect:
             logger.info("session %s: client went away", session.session_id)
 
+    mount_pages(app)
     return app
 
 
