@@ -1,15 +1,20 @@
-"""A fake Bedrock runtime endpoint: a real HTTP server on 127.0.0.1 answering ``converse``.
+"""A fake Bedrock runtime endpoint: a real HTTP server on 127.0.0.1 answering ``converse`` and
+``converse-stream``.
 
 boto3 reaches it through ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, so requests go through botocore's
 real serialisation, signing, retries, timeouts and error parsing. Each model gets a script of
-steps; the last step repeats once the script runs out. Every request is recorded.
+steps; the last step repeats once the script runs out. Every request is recorded. A streamed
+answer is the same step sent as AWS event-stream frames (``application/vnd.amazon.eventstream``):
+the answer's text in ``chunks`` pieces, ``chunk_delay`` seconds apart.
 """
 
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,6 +29,8 @@ class Step:
     body: dict[str, Any] = field(default_factory=dict)
     error_type: str | None = None
     delay: float = 0.0
+    chunks: int = 4
+    chunk_delay: float = 0.0
 
 
 def text_answer(text: str, *, input_tokens: int = 1000, output_tokens: int = 200) -> Step:
@@ -66,6 +73,7 @@ class Request:
     model_id: str
     body: dict[str, Any]
     headers: dict[str, str]
+    path: str = ""
 
 
 class FakeBedrock:
@@ -115,10 +123,13 @@ class FakeBedrock:
                 # /model/<url-encoded model id>/converse
                 model_id = unquote(self.path.split("/")[2])
                 with fake._lock:
-                    fake.requests.append(Request(model_id, body, dict(self.headers)))
+                    fake.requests.append(Request(model_id, body, dict(self.headers), self.path))
                     step = fake._next_step(model_id)
                 if step.delay:
                     time.sleep(step.delay)
+                if self.path.endswith("/converse-stream") and step.status == 200:
+                    self._stream(step)
+                    return
                 payload = json.dumps(step.body).encode()
                 try:
                     self.send_response(step.status)
@@ -131,7 +142,68 @@ class FakeBedrock:
                 except OSError:
                     pass  # the client gave up (read timeout)
 
+            def _stream(self, step: Step) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+                    self.end_headers()
+                    for frame in stream_events(step):
+                        self.wfile.write(frame)
+                        self.wfile.flush()
+                        time.sleep(step.chunk_delay)
+                except OSError:
+                    pass
+
             def log_message(self, *args: object) -> None:
                 pass
 
         return Handler
+
+
+def stream_events(step: Step) -> list[bytes]:
+    """The ``converse`` answer of ``step`` as ``converse-stream`` event frames."""
+    body = step.body
+    events: list[tuple[str, dict[str, Any]]] = [("messageStart", {"role": "assistant"})]
+    for index, block in enumerate(body["output"]["message"]["content"]):
+        if "toolUse" in block:
+            tool = block["toolUse"]
+            start = {"toolUse": {"toolUseId": tool["toolUseId"], "name": tool["name"]}}
+            events.append(("contentBlockStart", {"contentBlockIndex": index, "start": start}))
+            text, key = json.dumps(tool["input"]), "toolUse"
+        else:
+            text, key = block["text"], "text"
+        size = max(1, -(-len(text) // step.chunks))
+        for piece in (text[i : i + size] for i in range(0, len(text), size)):
+            delta = {"toolUse": {"input": piece}} if key == "toolUse" else {"text": piece}
+            events.append(("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+    events.append(("messageStop", {"stopReason": body["stopReason"]}))
+    events.append(("metadata", {"usage": body["usage"], "metrics": {"latencyMs": 5}}))
+    return [_frame(name, payload) for name, payload in events]
+
+
+def _frame(event_type: str, payload: dict[str, Any]) -> bytes:
+    """One event-stream message: prelude, string headers, JSON payload, CRC32s."""
+    headers = b"".join(
+        _header(name, value)
+        for name, value in (
+            (":event-type", event_type),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        )
+    )
+    data = json.dumps(payload).encode()
+    prelude = struct.pack(">II", 12 + len(headers) + len(data) + 4, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + data
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def _header(name: str, value: str) -> bytes:
+    raw_name, raw_value = name.encode(), value.encode()
+    return (
+        struct.pack(">B", len(raw_name))
+        + raw_name
+        + b"\x07"
+        + struct.pack(">H", len(raw_value))
+        + raw_value
+    )
