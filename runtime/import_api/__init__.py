@@ -1,6 +1,7 @@
 """The import API and the ``/transfer`` wizard: ``agent-import import`` over HTTP, in a browser.
 
-``install(app, settings)`` adds the endpoints (``routes.py``), the in-memory job store
+``install(app, settings)`` adds the endpoints (``routes.py``), the wizard's page (``page.py``;
+its script is built from ``frontend/src/pages/transfer.js``), the in-memory job store
 (``jobs.py``) and the JSON error answers; every request passes the checks of ``guard.py``.
 """
 
@@ -12,6 +13,7 @@ from fastapi.responses import JSONResponse
 from runtime.import_api.guard import ApiError
 from runtime.import_api.jobs import Jobs
 from runtime.import_api.models import ErrorBody
+from runtime.import_api.page import router as page_router
 from runtime.import_api.routes import router
 from runtime.settings import Settings
 
@@ -21,6 +23,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.state.import_settings = settings
     app.state.import_jobs = Jobs(limit=settings.import_jobs, ttl=settings.import_job_ttl)
     app.include_router(router)
+    app.include_router(page_router)
 
     async def api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)

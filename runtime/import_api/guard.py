@@ -53,9 +53,12 @@ def client_is_loopback(request: Request) -> bool:
     return is_loopback(request.client.host if request.client else None)
 
 
-def check_request(request: Request, settings: Settings) -> None:
-    """Raise ``ApiError`` unless this request may use the import API (see the module docstring)."""
-    _check_client(request, settings)
+def check_request(request: Request, settings: Settings, *, token: str | None = None) -> None:
+    """Raise ``ApiError`` unless this request may use the import API (see the module docstring).
+
+    ``token`` is one presented another way (the wizard's ``?token=`` link).
+    """
+    _check_client(request, settings, token)
     _check_host(request, settings)
     _check_origin(request)
 
@@ -69,7 +72,7 @@ def check_source(url: str, request: Request) -> None:
         )
 
 
-def _check_client(request: Request, settings: Settings) -> None:
+def _check_client(request: Request, settings: Settings, presented: str | None) -> None:
     token = settings.admin_token
     if token is None:
         if not client_is_loopback(request):
@@ -79,7 +82,7 @@ def _check_client(request: Request, settings: Settings) -> None:
                 "(A2UI_ADMIN_TOKEN) to use it from elsewhere",
             )
         return
-    given = _presented_token(request)
+    given = presented or _presented_token(request)
     if given is None or not hmac.compare_digest(given.encode(), token.get_secret_value().encode()):
         raise ApiError(401, "this runtime needs its admin token (Authorization: Bearer <token>)")
 

@@ -11,14 +11,36 @@ the answer's text in ``chunks`` pieces, ``chunk_delay`` seconds apart.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import threading
 import time
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+import pytest
+
+
+def no_aws_configuration(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Hide the machine's AWS configuration (env, ~/.aws, instance metadata); a private cache."""
+    for name in list(os.environ):
+        if name.startswith(("AWS_", "AGENT_IMPORT_")) or name == "BOTO_CONFIG":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AGENT_IMPORT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def dummy_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
 
 
 @dataclass
@@ -77,7 +99,11 @@ class Request:
 
 
 class FakeBedrock:
-    """``with FakeBedrock({"haiku": [...], "sonnet": [...]}) as fake: ... fake.url``."""
+    """``with FakeBedrock({"haiku": [...], "sonnet": [...]}) as fake: ... fake.url``.
+
+    ``FakeBedrock.starter(monkeypatch)`` is the tests' fixture body: it starts fakes that boto3
+    reaches (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, dummy credentials) and stops them at the end.
+    """
 
     def __init__(self, scripts: dict[str, list[Step]]) -> None:
         self.scripts = scripts
@@ -105,6 +131,21 @@ class FakeBedrock:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
+
+    @classmethod
+    def starter(cls, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeBedrock]]:
+        fakes: list[FakeBedrock] = []
+
+        def start(**scripts: list[Step]) -> FakeBedrock:
+            fake = cls(scripts).__enter__()
+            fakes.append(fake)
+            monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.url)
+            dummy_credentials(monkeypatch)
+            return fake
+
+        yield start
+        for fake in fakes:
+            fake.__exit__(None, None, None)
 
     def _next_step(self, model_id: str) -> Step:
         for part, steps in self.scripts.items():
@@ -143,12 +184,17 @@ class FakeBedrock:
                     pass  # the client gave up (read timeout)
 
             def _stream(self, step: Step) -> None:
+                """Chunked, like Bedrock: botocore reads each chunk as it arrives."""
+                self.protocol_version = "HTTP/1.1"
+                self.close_connection = True
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.send_header("Connection", "close")
                     self.end_headers()
-                    for frame in stream_events(step):
-                        self.wfile.write(frame)
+                    for frame in [*stream_events(step), b""]:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
                         self.wfile.flush()
                         time.sleep(step.chunk_delay)
                 except OSError:

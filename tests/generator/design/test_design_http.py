@@ -270,7 +270,9 @@ def test_streamed_tool_use_answer_is_reassembled(chat: Inspection, endpoint: Any
     assert json.loads("".join(pieces)) == answer
 
 
-def test_refused_stream_falls_back_with_the_reasoning_at_once(structured: Inspection, endpoint: Any) -> None:
+def test_refused_stream_falls_back_with_the_reasoning_at_once(
+    structured: Inspection, endpoint: Any
+) -> None:
     endpoint(
         haiku=[text_answer(MAPPING)],
         sonnet=[error(403, "AccessDeniedException", "no Sonnet for you")],
