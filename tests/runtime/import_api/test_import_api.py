@@ -22,6 +22,9 @@ from runtime.layout import PLUGINS_FOLDER
 
 SCREENS = ["welcome", "collecting", "result", "error"]
 
+#: Each test runs a real import or two (render and validate in subprocesses): slow on a busy box.
+pytestmark = pytest.mark.timeout(600)
+
 
 def _import(client: httpx.Client, **body: Any) -> httpx.Response:
     values = {"url": SAVINGS_HELPER, "plugin_id": "savings", "design": "offline", **body}
