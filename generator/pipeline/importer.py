@@ -77,15 +77,20 @@ class ImportResult(BaseModel):
 
 
 class ValidationFailed(AgentImportError):
-    """The rendered plugin did not validate; nothing was written. ``report`` says why."""
+    """The rendered plugin did not validate; nothing was written. ``report`` says why.
 
-    def __init__(self, report: Report) -> None:
+    A dry run's ``preview`` is what it would have written, so a reviewer (the wizard) can still
+    look at the design, the files and what to approve.
+    """
+
+    def __init__(self, report: Report, preview: ImportResult | None = None) -> None:
         first = next((c for c in report.checks if not c.ok), None)
         reason = f"{first.name} check: {first.summary}" if first else "incomplete checks"
         if report.missing is not None:
             reason = report.missing.hint
         super().__init__(f"the plugin did not validate ({reason}); nothing was written")
         self.report = report
+        self.preview = preview
 
 
 def import_agent(
@@ -149,9 +154,25 @@ def import_agent(
         with step("validate") as note:
             report = validate(s.folder, python=python)
             note.append("passed" if report.ok else "FAILED")
-        if not report.ok:
-            raise ValidationFailed(report)
         files = _files(s.folder, with_contents=options.dry_run)
+
+        def result(commit: str | None = None) -> ImportResult:
+            return ImportResult(
+                plugin_id=options.plugin_id,
+                folder=str(s.target),
+                dry_run=options.dry_run,
+                strategy=strategy,
+                files=files,
+                steps=step.done,
+                design=screens,
+                dependencies=dependencies,
+                validation=report,
+                branch=options.branch,
+                commit=commit,
+            )
+
+        if not report.ok:
+            raise ValidationFailed(report, result() if options.dry_run else None)
         if not options.dry_run:
             with step("write") as note:
                 note.append(str(s.commit()))
@@ -161,19 +182,7 @@ def import_agent(
             message = import_message(answers)
             commit = gitops.commit_on_branch(root, options.branch, s.target, message)
             note.append(f"{commit[:12]} on {options.branch}")
-    return ImportResult(
-        plugin_id=options.plugin_id,
-        folder=str(s.target),
-        dry_run=options.dry_run,
-        strategy=strategy,
-        files=files,
-        steps=step.done,
-        design=screens,
-        dependencies=dependencies,
-        validation=report,
-        branch=options.branch,
-        commit=commit,
-    )
+    return result(commit)
 
 
 def import_message(answers: PluginAnswers) -> str:

@@ -138,12 +138,23 @@ class Jobs:
                 del self._jobs[job_id]
 
 
+def details(result: ImportResult) -> dict[str, object]:
+    """What a job's status shows of an import, finished or (dry run) failed validation."""
+    return {
+        "report": result.validation,
+        "design": result.design,
+        "dependencies": result.dependencies,
+        "files": result.files if result.dry_run else None,
+    }
+
+
 def _run(job: Job, work: Work, finish: Finish) -> None:
     try:
         result = work(job)
         finish(job, result)
     except ValidationFailed as exc:
-        job.finish(error=str(exc), error_status=422, report=exc.report)
+        preview = details(exc.preview) if exc.preview is not None else {"report": exc.report}
+        job.finish(error=str(exc), error_status=422, **preview)
     except AgentImportError as exc:
         job.finish(error=str(exc), error_status=400)
     except ApiError as exc:

@@ -108,6 +108,10 @@ class JobStatus(Boundary):
     report: Report | None = Field(default=None, description="The validation report, if any.")
     dependencies: DependencyReport | None = None
     design: Design | None = Field(default=None, description="The design, once made.")
+    files: dict[str, str | None] | None = Field(
+        default=None,
+        description="A dry run's files with their contents, also when it did not validate.",
+    )
     served: bool = Field(
         default=False, description="The written plugin is live on /ws?agent=<plugin_id> now."
     )

@@ -28,7 +28,7 @@ from generator.inspect import inspect_source
 from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
 from runtime.a2ui import validate_screen
 from runtime.import_api.guard import ApiError, check_request, check_source
-from runtime.import_api.jobs import Job, Jobs
+from runtime.import_api.jobs import Job, Jobs, details
 from runtime.import_api.models import (
     Accepted,
     ImportRequest,
@@ -111,11 +111,9 @@ async def import_agent_endpoint(request: Request) -> ImportResponse | JSONRespon
             hint = serve_plugin(context.registry, context.settings.plugins_dir, asked.plugin_id)
         job.finish(
             result=_response(job, result),
-            report=result.validation,
-            dependencies=result.dependencies,
-            design=result.design,
             served=not asked.dry_run and hint is None,
             serve_hint=hint,
+            **details(result),
         )
 
     _jobs(request).start(job, work, finish)

@@ -161,11 +161,16 @@ $('design').addEventListener('click', async () => {
       $('reasoning').textContent = readableReasoning(status.stream);
       showProgress(status);
     });
-    if (status.state === 'ERROR') throw new ApiError(status.error_status, status);
-    $('reasoning').textContent = status.result.llm_reasoning;
+    // A dry run that failed only for want of a requirement is still worth a preview: the
+    // approval below installs it for the write's validation.
+    const needsApproval = status.state === 'ERROR' && status.report?.missing && status.files;
+    if (status.state === 'ERROR' && !needsApproval) throw new ApiError(status.error_status, status);
+    $('reasoning').textContent = status.design.reasoning;
     wizard.design = status.design;
-    wizard.preview = status.result.files;
+    wizard.preview = status.files;
     wizard.dependencies = status.dependencies;
+    $('preview-note').textContent = needsApproval ? status.error : '';
+    $('preview-note').hidden = !needsApproval;
     showPreview();
     setStep('PREVIEW');
   } catch (error) {

@@ -245,6 +245,24 @@ def test_validation_failure_is_422_with_the_report(
     assert not (repo / PLUGINS_FOLDER / "needs").exists()
 
 
+def test_a_dry_run_short_of_a_requirement_still_shows_what_it_would_write(
+    server: Server, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "agent", needs_dependency_agent("short_pkg", "wizardry-y", "wy"))
+    with server() as client:
+        job_id = _import(client, url=str(agent), plugin_id="short", dry_run=True, wait=False)
+        status = _poll(client, job_id.json()["job_id"])
+
+    assert (status["state"], status["error_status"]) == ("ERROR", 422)
+    assert status["report"]["missing"]["requirement"] == "wizardry-y"
+    assert [r["spec"] for r in status["dependencies"]["requirements"] if not r["satisfied"]] == [
+        "wizardry-y"
+    ]
+    assert "wizardry-y" in (status["files"]["requirements.txt"] or "")
+    assert status["design"]["plugin_id"] == "short"
+    assert status["result"] is None
+
+
 def test_existing_plugin_is_409_without_force(server: Server, repo: Path) -> None:
     folder = write_files(repo / PLUGINS_FOLDER / "savings", {"__init__.py": "# mine\n"})
     with server() as client:
