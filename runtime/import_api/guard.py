@@ -103,7 +103,7 @@ def _check_host(request: Request, settings: Settings) -> None:
         allowed.add(settings.host)
     if name not in allowed:
         raise ApiError(
-            403, f"Host {host!r} is not this runtime's (add it to allowed_hosts if it is)"
+            403, f"Host {host!r} is not this runtime's (serve with --allowed-host NAME if it is)"
         )
 
 
