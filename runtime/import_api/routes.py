@@ -91,7 +91,12 @@ def _check_url(url: str, request: Request) -> None:
         raise ApiError(400, f"{url}: no such folder (give a local folder or a git URL)")
 
 
-@router.post("", response_model=ImportResponse, responses={202: {"model": Accepted}})
+@router.post(
+    "",
+    response_model=ImportResponse,
+    response_model_exclude_none=True,  # ``files`` only for a dry run
+    responses={202: {"model": Accepted}},
+)
 async def import_agent_endpoint(request: Request) -> ImportResponse | JSONResponse:
     """Import an agent as a plugin: the same pipeline as ``agent-import import``."""
     asked = await _body(request, ImportRequest)

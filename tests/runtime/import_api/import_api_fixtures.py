@@ -51,7 +51,9 @@ def server(repo: Path) -> Server:
 
     @contextmanager
     def start(**overrides: Any) -> Iterator[httpx.Client]:
-        settings = Settings(port=0, plugins_dir=repo / PLUGINS_FOLDER, **overrides)
+        settings = Settings.model_validate(
+            {"port": 0, "plugins_dir": repo / PLUGINS_FOLDER, **overrides}
+        )
         with (
             serve_in_thread(create_app(settings, callbacks=[]), settings) as address,
             httpx.Client(base_url=f"http://{address}", timeout=120) as client,

@@ -76,7 +76,7 @@ def test_import_writes_the_plugin_and_serves_it_at_once(server: Server, repo: Pa
     folder = repo / PLUGINS_FOLDER / "savings"
     assert "runtime/plugins/savings/plugin.py" in body["files_written"]
     assert all((repo / path).is_file() for path in body["files_written"])
-    assert body["files"] is None
+    assert "files" not in body  # contents only for a dry run
     assert (
         json.loads((folder / "screens" / "welcome.json").read_text()) == body["screens"]["welcome"]
     )
@@ -290,6 +290,17 @@ def test_one_job_per_plugin_and_a_few_at_once(server: Server) -> None:
     assert third.status_code == 429
     assert third.json()["error"] == "2 imports are running (at most 2); try later"
     assert after.status_code == 202
+
+
+def test_a_runtime_serving_no_repository_cannot_import(server: Server, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere" / "plugins"
+    elsewhere.mkdir(parents=True)
+    with server(plugins_dir=elsewhere) as client:
+        answer = _import(client)
+    assert answer.status_code == 503
+    assert answer.json()["error"].startswith(
+        "imports are unavailable: no repository with copier.yml"
+    )
 
 
 def test_inspect_answers_the_agent_and_its_files(server: Server) -> None:
