@@ -31,6 +31,7 @@ const wizard = {
 
 function setStep(step) {
   root.dataset.step = step;
+  $('fetch').disabled = !['IDLE', 'PARSED', 'ERROR'].includes(step);
   for (const element of root.querySelectorAll('[data-steps]')) {
     element.hidden = !element.dataset.steps.split(' ').includes(step);
   }

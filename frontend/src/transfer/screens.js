@@ -41,6 +41,7 @@ export function mountScreenEditor(elements, { pluginId, design, onValidity }) {
   const { tabs, surface, editor, issues } = elements;
   const names = ['welcome', 'collecting', 'result', 'error'];
   const data = sampleData(design.initial_domain_state ?? {});
+  surface.replaceChildren(); // an earlier import's preview
   const surfaces = mountSurfaces(surface);
   const screens = Object.fromEntries(
     names.map(name => [

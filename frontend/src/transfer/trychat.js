@@ -14,6 +14,8 @@ export function socketUrl(agent) {
 }
 
 export function mountTryChat({ screen, transcript, form, input }, agent) {
+  screen.replaceChildren(); // an earlier import's chat
+  transcript.replaceChildren();
   const lines = mountTranscript(transcript);
   const url = socketUrl(agent);
   url.searchParams.set('mode', 'text');
