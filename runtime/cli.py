@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import get_args
 
 import uvicorn
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
@@ -35,7 +35,10 @@ SERVE_SETTINGS = (
     "cors_origins",
     "user_header",
     "offline_models",
+    "allowed_hosts",
 )
+#: The import API's admin token (an environment variable: a flag would show in ``ps``).
+ADMIN_TOKEN_ENV = "A2UI_ADMIN_TOKEN"
 
 
 def _default(name: str) -> object:
@@ -50,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = Settings(
             plugins_dir=args.plugins_dir,
             log_level=args.log_level or args.log_level_default,
+            admin_token=SecretStr(token) if (token := os.environ.get(ADMIN_TOKEN_ENV)) else None,
             **{name: value for name, value in given.items() if value is not None},
         )
     except ValidationError as exc:
@@ -88,9 +92,19 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="serve the plugins over HTTP and WebSocket",
         description="Serve every discovered plugin: GET /health, GET /plugins, and WebSocket "
-        "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text].",
+        "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]; the import wizard on "
+        f"/transfer and its API on /api/import-agent (loopback clients only unless "
+        f"${ADMIN_TOKEN_ENV} is set; see docs/wizard.md).",
     )
     serve.add_argument("--host", help=f"interface (default: {_default('host')})")
+    serve.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        action="append",
+        metavar="NAME",
+        help="a host name the import API accepts besides loopback ones (repeatable; with "
+        f"${ADMIN_TOKEN_ENV}, to reach the wizard by this name)",
+    )
     serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
     serve.add_argument(
         "--checkpointer",

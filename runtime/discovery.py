@@ -81,6 +81,13 @@ class Registry:
                     self._graphs[plugin_id] = graph
         return graph
 
+    def add(self, plugin_id: str, plugin: PluginBase) -> None:
+        """Serve ``plugin`` from now on (a plugin written while the runtime runs)."""
+        with self._lock:
+            self.plugins[plugin_id] = plugin
+            self.broken.pop(plugin_id, None)
+            self._graphs.pop(plugin_id, None)
+
     def report(self) -> PluginsReport:
         return PluginsReport(
             plugins={pid: p.capabilities() for pid, p in sorted(self.plugins.items())},

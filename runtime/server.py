@@ -37,6 +37,7 @@ from runtime.context import RuntimeContext
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
 from runtime.ids import SESSION_ID_PATTERN
+from runtime.import_api import install as install_import_api
 from runtime.observability import tracing_callbacks
 from runtime.session import Session
 from runtime.settings import Settings
@@ -101,6 +102,7 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type", "Accept"],
         )
+    install_import_api(app, settings)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, DirectoryPath, Field, field_validator
+from pydantic import BaseModel, ConfigDict, DirectoryPath, Field, SecretStr, field_validator
 
 from runtime.persistence import check_url
 
@@ -51,6 +51,16 @@ class Settings(BaseModel):
     offline_models: bool = Field(
         default=False, description="Answer every chat model call with the scripted offline reply."
     )
+    admin_token: SecretStr | None = Field(
+        default=None,
+        description="With a token, the import API and wizard answer any client presenting it "
+        "(and only those); without one, loopback clients only.",
+    )
+    allowed_hosts: tuple[str, ...] = Field(
+        default=(), description="Host names the import API accepts besides loopback ones."
+    )
+    import_jobs: int = Field(default=2, ge=1, description="Import jobs running at once, at most.")
+    import_job_ttl: float = Field(default=900.0, gt=0, description="Seconds a finished job lives.")
 
     @field_validator("checkpointer")
     @classmethod

@@ -8,6 +8,10 @@ Two ways to get structured JSON out of Claude on Bedrock, behind one ``Conversat
   the answer comes back as the tool call's input. Some models reject one mode or the other, so it
   is a switch.
 
+Given ``on_text``, a conversation asks with ``converse_stream`` instead and hands each piece of
+the answer to ``on_text`` as it arrives (the import API shows the model's output while it
+works); the ``Reply`` is the same either way.
+
 Every failure to *get* an answer (no credentials, access denied, unknown model, a rejected request,
 throttling after botocore's retries, timeouts, no network) becomes ``BedrockUnavailable`` with a
 one-line reason; the designer turns that into its deterministic fallback at once. Credentials are
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import boto3
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
 
 OutputMode = Literal["structured_output", "tool_use"]
+#: Receives each piece of a streamed answer as it arrives.
+OnText = Callable[[str], None]
 
 #: Used when neither ``--region`` nor the AWS configuration names one; the ``us.`` inference
 #: profiles of the default model ids live there.
@@ -122,6 +129,7 @@ class Conversation:
         name: str,
         output_mode: OutputMode = "structured_output",
         max_tokens: int = 12000,
+        on_text: OnText | None = None,
     ) -> None:
         self.client = client
         self.model_id = model_id
@@ -132,12 +140,17 @@ class Conversation:
         self._max_tokens = max_tokens
         self._messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": prompt}]}]
         self._last_reply: dict[str, Any] | None = None
+        self._on_text = on_text
 
     def ask(self) -> Reply:
         """Send the conversation so far and return the model's answer."""
         started = time.monotonic()
         try:
-            response = self.client.converse(**self.request())
+            if self._on_text is None:
+                response: dict[str, Any] = dict(self.client.converse(**self.request()))
+            else:
+                stream = self.client.converse_stream(**self.request())["stream"]
+                response = collect_stream(stream, self._on_text)
         except ClientError as exc:
             raise BedrockUnavailable(_reason(exc, self.model_id, self.output_mode)) from exc
         except BotoCoreError as exc:
@@ -198,6 +211,48 @@ class Conversation:
             if "toolUse" in block:
                 return json.dumps(block["toolUse"]["input"])
         return "".join(block.get("text", "") for block in content)
+
+
+def collect_stream(events: Iterable[Mapping[str, Any]], on_text: OnText) -> dict[str, Any]:
+    """A ``converse_stream`` event stream as the ``converse`` response it adds up to.
+
+    Text and tool-input deltas go to ``on_text`` as they arrive; an error event raises
+    botocore's ``EventStreamError`` (a ``ClientError``) while iterating.
+    """
+    blocks: dict[int, dict[str, Any]] = {}
+    usage = {"inputTokens": 0, "outputTokens": 0}
+    response: dict[str, Any] = {"output": {}, "stopReason": "end_turn", "usage": usage}
+    for event in events:
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            tool = start["start"].get("toolUse")
+            if tool is not None:
+                blocks[start["contentBlockIndex"]] = {"toolUse": {**tool, "input": ""}}
+        elif "contentBlockDelta" in event:
+            delta = event["contentBlockDelta"]
+            block = blocks.setdefault(delta["contentBlockIndex"], {"text": ""})
+            piece = delta["delta"].get("text")
+            if piece is not None:
+                block["text"] = block.get("text", "") + piece
+            elif "toolUse" in delta["delta"]:
+                piece = delta["delta"]["toolUse"]["input"]
+                block["toolUse"]["input"] += piece
+            if piece:
+                on_text(piece)
+        elif "messageStop" in event:
+            response["stopReason"] = event["messageStop"]["stopReason"]
+        elif "metadata" in event:
+            response["usage"] = event["metadata"]["usage"]
+    content = [blocks[index] for index in sorted(blocks)]
+    for block in content:
+        if "toolUse" in block:
+            text = block["toolUse"]["input"]
+            try:
+                block["toolUse"]["input"] = json.loads(text) if text else {}
+            except ValueError:  # cut off mid-answer: the validator reports it
+                block["toolUse"]["input"] = {"unparsed": text}
+    response["output"] = {"message": {"role": "assistant", "content": content}}
+    return response
 
 
 def _reason(exc: ClientError, model_id: str, output_mode: OutputMode) -> str:

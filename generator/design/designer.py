@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from pydantic import ValidationError
 
 from generator.design.answer import parse_design_answer, pydantic_problem
-from generator.design.bedrock import BedrockUnavailable, Conversation, connect
+from generator.design.bedrock import BedrockUnavailable, Conversation, OnText, connect
 from generator.design.cache import AnswerCache
 from generator.design.checks import check_design
 from generator.design.facts import AgentFacts, agent_facts
@@ -54,11 +54,14 @@ def design(
     graph_id: str | None = None,
     options: DesignOptions | None = None,
     client: BedrockRuntimeClient | None = None,
+    on_text: OnText | None = None,
 ) -> Design:
     """Design the screens of one graph (``graph_id``, or the only one) as plugin ``plugin_id``.
 
     ``client`` replaces the ``bedrock-runtime`` client built from ``options.bedrock`` (tests,
-    or callers with their own session). Raises ``AgentImportError`` for a bad plugin id or graph.
+    or callers with their own session). Given ``on_text``, the design model's answer streams
+    to it as it is written, and a fallback design's reasoning is handed to it at once.
+    Raises ``AgentImportError`` for a bad plugin id or graph.
     """
     check_plugin_id(plugin_id)
     options = options or DesignOptions()
@@ -68,7 +71,7 @@ def design(
         provenance = Provenance(
             mode="fallback", mapping_reason=mapping.reason, fallback_reason=OFFLINE_REASON
         )
-        return _fallback(facts, plugin_id, mapping, provenance)
+        return _fallback(facts, plugin_id, mapping, provenance, on_text)
 
     models = _Models(options, client)
     mapping, mapping_outcome = models.map_fields(facts)
@@ -84,6 +87,7 @@ def design(
         options.design_model,
         lambda text: _checked(parse_design_answer(text), facts, plugin_id),
         repairs=options.repairs,
+        on_text=on_text,
     )
     calls = [*mapping_outcome.calls, *outcome.calls]
     provenance = Provenance(
@@ -103,7 +107,7 @@ def design(
         calls=calls,
     )
     if outcome.value is None:
-        return _fallback(facts, plugin_id, mapping, provenance)
+        return _fallback(facts, plugin_id, mapping, provenance, on_text)
     return _assemble(facts, plugin_id, outcome.value, provenance)
 
 
@@ -195,7 +199,11 @@ def _assemble(
 
 
 def _fallback(
-    facts: AgentFacts, plugin_id: str, mapping: FieldMapping, provenance: Provenance
+    facts: AgentFacts,
+    plugin_id: str,
+    mapping: FieldMapping,
+    provenance: Provenance,
+    on_text: OnText | None = None,
 ) -> Design:
     content = fallback_content(
         facts,
@@ -203,6 +211,8 @@ def _fallback(
         input_field=mapping.input_field,
         output_field=mapping.output_field,
     )
+    if on_text is not None:
+        on_text(content.reasoning)
     try:
         return _validated(content, facts, plugin_id, provenance)
     except InvalidAnswer as exc:  # a bug in the fallback designer, never the user's input
@@ -243,6 +253,7 @@ class _Models:
         parse: Callable[[str], T],
         *,
         repairs: int,
+        on_text: OnText | None = None,
     ) -> Outcome[T]:
         """A valid answer from the cache or the model, or why there is none."""
         kind = f"{purpose}s"
@@ -269,6 +280,7 @@ class _Models:
             schema=prompt.response_schema,
             name=prompt.name,
             output_mode=self.options.bedrock.output_mode,
+            on_text=on_text,
         )
         outcome = ask_valid(conversation, parse, purpose=purpose, repairs=repairs)
         if outcome.failure_everywhere:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
 from generator.design import Design, DesignOptions, design, load_design
+from generator.design.bedrock import OnText
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
@@ -69,6 +70,7 @@ class ImportResult(BaseModel):
         description="Files relative to the folder; contents for a dry run (None if binary)."
     )
     steps: list[Step]
+    design: Design
     dependencies: DependencyReport
     validation: Report
     branch: str | None = None
@@ -76,21 +78,33 @@ class ImportResult(BaseModel):
 
 
 class ValidationFailed(AgentImportError):
-    """The rendered plugin did not validate; nothing was written. ``report`` says why."""
+    """The rendered plugin did not validate; nothing was written. ``report`` says why.
 
-    def __init__(self, report: Report) -> None:
+    A dry run's ``preview`` is what it would have written, so a reviewer (the wizard) can still
+    look at the design, the files and what to approve.
+    """
+
+    def __init__(self, report: Report, preview: ImportResult | None = None) -> None:
         first = next((c for c in report.checks if not c.ok), None)
         reason = f"{first.name} check: {first.summary}" if first else "incomplete checks"
         if report.missing is not None:
             reason = report.missing.hint
         super().__init__(f"the plugin did not validate ({reason}); nothing was written")
         self.report = report
+        self.preview = preview
 
 
 def import_agent(
-    options: ImportOptions, *, root: Path, progress: Progress | None = None
+    options: ImportOptions,
+    *,
+    root: Path,
+    progress: Progress | None = None,
+    on_text: OnText | None = None,
 ) -> ImportResult:
-    """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure."""
+    """Run the whole import; raises ``AgentImportError`` (``ValidationFailed``) on failure.
+
+    ``on_text`` receives the design model's answer as it streams in (see ``design()``).
+    """
     check_plugin_id(options.plugin_id)
     if options.branch is not None:
         if options.dry_run:
@@ -116,6 +130,7 @@ def import_agent(
                 graph_id=options.graph,
                 design_file=options.design_file,
                 options=options.design_options,
+                on_text=on_text,
             )
             note.append(designed(screens))
         with step("render") as note:
@@ -151,9 +166,25 @@ def import_agent(
         with step("validate") as note:
             report = validate(s.folder, python=python)
             note.append("passed" if report.ok else "FAILED")
-        if not report.ok:
-            raise ValidationFailed(report)
         files = _files(s.folder, with_contents=options.dry_run)
+
+        def result(commit: str | None = None) -> ImportResult:
+            return ImportResult(
+                plugin_id=options.plugin_id,
+                folder=str(s.target),
+                dry_run=options.dry_run,
+                strategy=strategy,
+                files=files,
+                steps=step.done,
+                design=screens,
+                dependencies=dependencies,
+                validation=report,
+                branch=options.branch,
+                commit=commit,
+            )
+
+        if not report.ok:
+            raise ValidationFailed(report, result() if options.dry_run else None)
         if not options.dry_run:
             with step("write") as note:
                 note.append(str(s.commit()))
@@ -163,18 +194,7 @@ def import_agent(
             message = import_message(answers)
             commit = gitops.commit_on_branch(root, options.branch, s.target, message)
             note.append(f"{commit[:12]} on {options.branch}")
-    return ImportResult(
-        plugin_id=options.plugin_id,
-        folder=str(s.target),
-        dry_run=options.dry_run,
-        strategy=strategy,
-        files=files,
-        steps=step.done,
-        dependencies=dependencies,
-        validation=report,
-        branch=options.branch,
-        commit=commit,
-    )
+    return result(commit)
 
 
 def import_message(answers: PluginAnswers) -> str:
@@ -203,11 +223,14 @@ def design_screens(
     graph_id: str | None,
     design_file: Path | None,
     options: DesignOptions,
+    on_text: OnText | None = None,
 ) -> Design:
     """The design step: ``design_file`` checked, else a model's or the offline design."""
     if design_file is not None:
         return load_design(design_file, inspection, plugin_id=plugin_id, graph_id=graph_id)
-    return design(inspection, plugin_id=plugin_id, graph_id=graph_id, options=options)
+    return design(
+        inspection, plugin_id=plugin_id, graph_id=graph_id, options=options, on_text=on_text
+    )
 
 
 def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str) -> Strategy:

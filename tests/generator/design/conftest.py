@@ -7,7 +7,6 @@ between tests.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from design_helpers import (
     prebuilt_graph,
     structured_graph,
 )
-from fake_bedrock import FakeBedrock, Step
+from fake_bedrock import FakeBedrock, dummy_credentials, no_aws_configuration
 
 from generator.models import Graph, Inspection
 
@@ -60,41 +59,24 @@ def two_graphs() -> Inspection:
 @pytest.fixture(autouse=True)
 def clean_aws(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[Path]:
+) -> Path:
     """No AWS configuration from the machine; a private answer cache; returns the cache dir.
 
     Tests marked ``live`` keep the machine's AWS configuration: they are the ones meant to use it.
     """
     if request.node.get_closest_marker("live") is None:
-        for name in list(os.environ):
-            if name.startswith(("AWS_", "AGENT_IMPORT_")) or name == "BOTO_CONFIG":
-                monkeypatch.delenv(name)
-        monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-        monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-        monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+        no_aws_configuration(monkeypatch, tmp_path)
     cache = tmp_path / "cache"
     monkeypatch.setenv("AGENT_IMPORT_CACHE_DIR", str(cache))
-    yield cache
+    return cache
+
+
+@pytest.fixture(name="dummy_credentials")
+def dummy_credentials_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
+    dummy_credentials(monkeypatch)
 
 
 @pytest.fixture
-def dummy_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-
-
-@pytest.fixture
-def endpoint(monkeypatch: pytest.MonkeyPatch, dummy_credentials: None) -> Iterator[Any]:
+def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Start a FakeBedrock with the given scripts and point boto3 at it."""
-    fakes: list[FakeBedrock] = []
-
-    def start(**scripts: list[Step]) -> FakeBedrock:
-        fake = FakeBedrock(scripts).__enter__()
-        fakes.append(fake)
-        monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.url)
-        return fake
-
-    yield start
-    for fake in fakes:
-        fake.__exit__(None, None, None)
+    yield from FakeBedrock.starter(monkeypatch)

@@ -1,19 +1,46 @@
-"""A fake Bedrock runtime endpoint: a real HTTP server on 127.0.0.1 answering ``converse``.
+"""A fake Bedrock runtime endpoint: a real HTTP server on 127.0.0.1 answering ``converse`` and
+``converse-stream``.
 
 boto3 reaches it through ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, so requests go through botocore's
 real serialisation, signing, retries, timeouts and error parsing. Each model gets a script of
-steps; the last step repeats once the script runs out. Every request is recorded.
+steps; the last step repeats once the script runs out. Every request is recorded. A streamed
+answer is the same step sent as AWS event-stream frames (``application/vnd.amazon.eventstream``):
+the answer's text in ``chunks`` pieces, ``chunk_delay`` seconds apart.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import struct
 import threading
 import time
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+import pytest
+
+
+def no_aws_configuration(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Hide the machine's AWS configuration (env, ~/.aws, instance metadata); a private cache."""
+    for name in list(os.environ):
+        if name.startswith(("AWS_", "AGENT_IMPORT_")) or name == "BOTO_CONFIG":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AGENT_IMPORT_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def dummy_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
 
 
 @dataclass
@@ -24,6 +51,8 @@ class Step:
     body: dict[str, Any] = field(default_factory=dict)
     error_type: str | None = None
     delay: float = 0.0
+    chunks: int = 4
+    chunk_delay: float = 0.0
 
 
 def text_answer(text: str, *, input_tokens: int = 1000, output_tokens: int = 200) -> Step:
@@ -66,10 +95,15 @@ class Request:
     model_id: str
     body: dict[str, Any]
     headers: dict[str, str]
+    path: str = ""
 
 
 class FakeBedrock:
-    """``with FakeBedrock({"haiku": [...], "sonnet": [...]}) as fake: ... fake.url``."""
+    """``with FakeBedrock({"haiku": [...], "sonnet": [...]}) as fake: ... fake.url``.
+
+    ``FakeBedrock.starter(monkeypatch)`` is the tests' fixture body: it starts fakes that boto3
+    reaches (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, dummy credentials) and stops them at the end.
+    """
 
     def __init__(self, scripts: dict[str, list[Step]]) -> None:
         self.scripts = scripts
@@ -98,6 +132,21 @@ class FakeBedrock:
         self._server.server_close()
         self._thread.join(timeout=5)
 
+    @classmethod
+    def starter(cls, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeBedrock]]:
+        fakes: list[FakeBedrock] = []
+
+        def start(**scripts: list[Step]) -> FakeBedrock:
+            fake = cls(scripts).__enter__()
+            fakes.append(fake)
+            monkeypatch.setenv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", fake.url)
+            dummy_credentials(monkeypatch)
+            return fake
+
+        yield start
+        for fake in fakes:
+            fake.__exit__(None, None, None)
+
     def _next_step(self, model_id: str) -> Step:
         for part, steps in self.scripts.items():
             if part in model_id:
@@ -115,10 +164,13 @@ class FakeBedrock:
                 # /model/<url-encoded model id>/converse
                 model_id = unquote(self.path.split("/")[2])
                 with fake._lock:
-                    fake.requests.append(Request(model_id, body, dict(self.headers)))
+                    fake.requests.append(Request(model_id, body, dict(self.headers), self.path))
                     step = fake._next_step(model_id)
                 if step.delay:
                     time.sleep(step.delay)
+                if self.path.endswith("/converse-stream") and step.status == 200:
+                    self._stream(step)
+                    return
                 payload = json.dumps(step.body).encode()
                 try:
                     self.send_response(step.status)
@@ -131,7 +183,73 @@ class FakeBedrock:
                 except OSError:
                     pass  # the client gave up (read timeout)
 
+            def _stream(self, step: Step) -> None:
+                """Chunked, like Bedrock: botocore reads each chunk as it arrives."""
+                self.protocol_version = "HTTP/1.1"
+                self.close_connection = True
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    for frame in [*stream_events(step), b""]:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+                        self.wfile.flush()
+                        time.sleep(step.chunk_delay)
+                except OSError:
+                    pass
+
             def log_message(self, *args: object) -> None:
                 pass
 
         return Handler
+
+
+def stream_events(step: Step) -> list[bytes]:
+    """The ``converse`` answer of ``step`` as ``converse-stream`` event frames."""
+    body = step.body
+    events: list[tuple[str, dict[str, Any]]] = [("messageStart", {"role": "assistant"})]
+    for index, block in enumerate(body["output"]["message"]["content"]):
+        if "toolUse" in block:
+            tool = block["toolUse"]
+            start = {"toolUse": {"toolUseId": tool["toolUseId"], "name": tool["name"]}}
+            events.append(("contentBlockStart", {"contentBlockIndex": index, "start": start}))
+            text, key = json.dumps(tool["input"]), "toolUse"
+        else:
+            text, key = block["text"], "text"
+        size = max(1, -(-len(text) // step.chunks))
+        for piece in (text[i : i + size] for i in range(0, len(text), size)):
+            delta = {"toolUse": {"input": piece}} if key == "toolUse" else {"text": piece}
+            events.append(("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+    events.append(("messageStop", {"stopReason": body["stopReason"]}))
+    events.append(("metadata", {"usage": body["usage"], "metrics": {"latencyMs": 5}}))
+    return [_frame(name, payload) for name, payload in events]
+
+
+def _frame(event_type: str, payload: dict[str, Any]) -> bytes:
+    """One event-stream message: prelude, string headers, JSON payload, CRC32s."""
+    headers = b"".join(
+        _header(name, value)
+        for name, value in (
+            (":event-type", event_type),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        )
+    )
+    data = json.dumps(payload).encode()
+    prelude = struct.pack(">II", 12 + len(headers) + len(data) + 4, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + data
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def _header(name: str, value: str) -> bytes:
+    raw_name, raw_value = name.encode(), value.encode()
+    return (
+        struct.pack(">B", len(raw_name))
+        + raw_name
+        + b"\x07"
+        + struct.pack(">H", len(raw_value))
+        + raw_value
+    )

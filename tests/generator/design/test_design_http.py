@@ -234,3 +234,53 @@ def test_tool_use_mode_over_http(chat: Inspection, endpoint: Any) -> None:
     [request] = fake.requests_to("sonnet")
     assert request.body["toolConfig"]["toolChoice"] == {"tool": {"name": ANSWER_NAME}}
     assert "outputConfig" not in request.body
+
+
+def test_streamed_answer_arrives_in_pieces_and_designs_the_same(
+    structured: Inspection, endpoint: Any
+) -> None:
+    answer = json.dumps(model_answer(structured, "research"))
+    fake = endpoint(haiku=[text_answer(MAPPING)], sonnet=[text_answer(answer)])
+    pieces: list[str] = []
+
+    result = design(structured, plugin_id="research", options=FAST, on_text=pieces.append)
+
+    assert result.provenance.mode == "bedrock"
+    assert result.reasoning == "Designed by the model."
+    assert len(pieces) == 4 and "".join(pieces) == answer
+    [request] = fake.requests_to("sonnet")
+    assert request.path.endswith("/converse-stream")
+    assert [r.path.endswith("/converse") for r in fake.requests_to("haiku")] == [True]
+    assert (result.provenance.input_tokens, result.provenance.output_tokens) == (2000, 400)
+
+
+def test_streamed_tool_use_answer_is_reassembled(chat: Inspection, endpoint: Any) -> None:
+    mapping = {"reasoning": "chat", "input_field": "messages", "output_field": "messages"}
+    answer = model_answer(chat, "chat")
+    endpoint(
+        haiku=[tool_answer(mapping, name="field_mapping")],
+        sonnet=[tool_answer(answer, name=ANSWER_NAME)],
+    )
+    options = DesignOptions(bedrock=BedrockSettings(output_mode="tool_use", read_timeout=0.5))
+    pieces: list[str] = []
+
+    result = design(chat, plugin_id="chat", options=options, on_text=pieces.append)
+
+    assert result.provenance.mode == "bedrock"
+    assert json.loads("".join(pieces)) == answer
+
+
+def test_refused_stream_falls_back_with_the_reasoning_at_once(
+    structured: Inspection, endpoint: Any
+) -> None:
+    endpoint(
+        haiku=[text_answer(MAPPING)],
+        sonnet=[error(403, "AccessDeniedException", "no Sonnet for you")],
+    )
+    pieces: list[str] = []
+
+    result = design(structured, plugin_id="research", options=FAST, on_text=pieces.append)
+
+    assert result.provenance.mode == "fallback"
+    assert result.provenance.fallback_reason == f"access denied to {SONNET}: no Sonnet for you"
+    assert pieces == [result.reasoning]  # the fallback's reasoning, at once

@@ -272,3 +272,18 @@ def test_progress_reports_every_step_with_its_time(repo: Path, tmp_path: Path) -
 
     assert seen == ["fetch", "inspect", "design", "render", "dependencies", "validate"]
     assert all(step.summary for step in result.steps)
+
+
+def test_the_design_and_its_reasoning_are_reported(repo: Path, tmp_path: Path) -> None:
+    agent = agent_repo(tmp_path / "agent", echo_agent("reported_pkg"))
+    pieces: list[str] = []
+
+    result = import_agent(
+        options(agent, "reported", dry_run=True), root=repo, on_text=pieces.append
+    )
+
+    assert result.design.plugin_id == "reported"
+    assert pieces == [result.design.reasoning]  # the offline designer: at once, in one piece
+    assert json.loads(result.files["screens/result.json"] or "") == (
+        result.design.result.model_dump(mode="json")
+    )

@@ -1,0 +1,36 @@
+"""The import API and the ``/transfer`` wizard: ``agent-import import`` over HTTP, in a browser.
+
+``install(app, settings)`` adds the endpoints (``routes.py``), the wizard's page (``page.py``;
+its script is built from ``frontend/src/pages/transfer.js``), the in-memory job store
+(``jobs.py``) and the JSON error answers; every request passes the checks of ``guard.py``.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from runtime.import_api.guard import ApiError
+from runtime.import_api.jobs import Jobs
+from runtime.import_api.models import ErrorBody
+from runtime.import_api.page import router as page_router
+from runtime.import_api.routes import router
+from runtime.settings import Settings
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Serve the import API (and its wizard) from ``app``."""
+    app.state.import_settings = settings
+    app.state.import_jobs = Jobs(limit=settings.import_jobs, ttl=settings.import_job_ttl)
+    app.include_router(router)
+    app.include_router(page_router)
+
+    async def api_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        body = ErrorBody(error=exc.message, job_id=exc.job_id)
+        if exc.job_id is not None:
+            job = request.app.state.import_jobs.get(exc.job_id)
+            body.report = job.snapshot().report if job is not None else None
+        return JSONResponse(body.model_dump(exclude_none=True), status_code=exc.status)
+
+    app.add_exception_handler(ApiError, api_error)

@@ -1,0 +1,118 @@
+"""Who may drive an import: the checks every import API and wizard request goes through.
+
+An import fetches code and writes into the repository, so the API is not for the network at large:
+
+* without ``Settings.admin_token`` only loopback clients are answered; with one, every request
+  must present it (``Authorization: Bearer <token>``, or the cookie ``/transfer?token=`` sets);
+* the ``Host`` header must name this machine (loopback names, the bound host, ``allowed_hosts``),
+  so a page whose DNS name was rebound to 127.0.0.1 is refused;
+* a browser's cross-site request is refused (``Origin`` other than the page's own, or
+  ``Sec-Fetch-Site: cross-site``), so a web page open in the user's browser cannot post an import
+  to localhost (CSRF); requests without ``Origin`` are scripts and CI, which the two rules above
+  already cover;
+* local folders and ``file://`` URLs are read only for loopback clients.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from urllib.parse import urlsplit
+
+from fastapi import Request
+
+from generator.fetch import is_git_url
+from runtime.settings import Settings
+
+TOKEN_COOKIE = "a2ui_admin_token"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+#: What ``Settings.host`` may be without naming a host a client could use.
+ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
+
+
+class ApiError(Exception):
+    """An answer other than success: the HTTP status and one line naming the problem."""
+
+    def __init__(self, status: int, message: str, *, job_id: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.job_id = job_id
+
+
+def is_loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def client_is_loopback(request: Request) -> bool:
+    return is_loopback(request.client.host if request.client else None)
+
+
+def check_request(request: Request, settings: Settings, *, token: str | None = None) -> None:
+    """Raise ``ApiError`` unless this request may use the import API (see the module docstring).
+
+    ``token`` is one presented another way (the wizard's ``?token=`` link).
+    """
+    _check_client(request, settings, token)
+    _check_host(request, settings)
+    _check_origin(request)
+
+
+def check_source(url: str, request: Request) -> None:
+    """Local folders and ``file://`` URLs are read only for loopback clients."""
+    local = url.startswith("file://") or not is_git_url(url)
+    if local and not client_is_loopback(request):
+        raise ApiError(
+            403, "local folders and file:// URLs are accepted only from loopback clients"
+        )
+
+
+def _check_client(request: Request, settings: Settings, presented: str | None) -> None:
+    token = settings.admin_token
+    if token is None:
+        if not client_is_loopback(request):
+            raise ApiError(
+                403,
+                "the import API answers loopback clients only; configure an admin token "
+                "(A2UI_ADMIN_TOKEN) to use it from elsewhere",
+            )
+        return
+    given = presented or _presented_token(request)
+    if given is None or not hmac.compare_digest(given.encode(), token.get_secret_value().encode()):
+        raise ApiError(401, "this runtime needs its admin token (Authorization: Bearer <token>)")
+
+
+def _presented_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value:
+        return value.strip()
+    return request.cookies.get(TOKEN_COOKIE)
+
+
+def _check_host(request: Request, settings: Settings) -> None:
+    host = request.headers.get("host", "")
+    name = urlsplit(f"//{host}").hostname or ""
+    allowed = {*LOOPBACK_NAMES, *settings.allowed_hosts}
+    if settings.host not in ANY_INTERFACE:
+        allowed.add(settings.host)
+    if name not in allowed:
+        raise ApiError(
+            403, f"Host {host!r} is not this runtime's (serve with --allowed-host NAME if it is)"
+        )
+
+
+def _check_origin(request: Request) -> None:
+    if request.headers.get("sec-fetch-site") == "cross-site":
+        raise ApiError(403, "cross-site request refused")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return
+    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    if origin.rstrip("/") != own:
+        raise ApiError(403, f"cross-origin request from {origin!r} refused")

@@ -1,0 +1,147 @@
+"""The import API's requests and answers: the boundary, typed once (see ``docs/wizard.md``).
+
+``ImportResponse`` is the one-shot answer of ``POST /api/import-agent`` (the specification's body
+plus ``job_id``); ``JobStatus`` is what ``GET /api/import-agent/status/{job_id}`` shows while a job
+runs and after. The wizard's extra calls (inspect, validate a screen) have their own small models.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.design import Design
+from generator.models import Inspection, Source
+from generator.pipeline.steps import Step
+from generator.validate.environment import DependencyReport
+from generator.validate.plugin import Report
+from runtime.a2ui import ValidationIssue
+from runtime.ids import PLUGIN_ID_PATTERN
+from runtime.layout import Strategy
+
+#: The wizard's states (``data-step`` on its root element); a job goes through most of them.
+State = Literal[
+    "IDLE", "FETCHING", "PARSED", "DESIGNING", "PREVIEW", "WRITING", "VALIDATING", "DONE", "ERROR"
+]
+
+PluginId = Annotated[
+    str, Field(pattern=PLUGIN_ID_PATTERN.pattern, description="The plugin's folder name.")
+]
+
+
+class Boundary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceRequest(Boundary):
+    """Where the agent is: a git URL (or, from loopback only, a local folder or ``file://``)."""
+
+    url: str = Field(min_length=1, max_length=2048)
+    ref: str | None = Field(default=None, max_length=256, description="Branch, tag or commit.")
+    config: str | None = Field(default=None, description="langgraph.json to use, if several.")
+
+
+class ImportRequest(SourceRequest):
+    """``POST /api/import-agent``."""
+
+    plugin_id: PluginId
+    strategy: Strategy | None = Field(default=None, description="None: the inspector's choice.")
+    graph_id: str | None = None
+    dry_run: bool = False
+    force: bool = Field(default=False, description="Replace an existing plugin of that id.")
+    approve_deps: bool = Field(
+        default=False, description="Install missing requirements into the isolated env."
+    )
+    design: Literal["bedrock", "offline"] = "bedrock"
+    edited_design: dict[str, Any] | None = Field(
+        default=None,
+        description="A design to use instead of designing (the wizard's edited screens): the "
+        "content of a Design (four screens, input_field, output_field, initial_domain_state), "
+        "checked exactly like agent-import's --design-file.",
+    )
+    wait: bool = Field(default=True, description="Answer when done (200), or at once (202).")
+
+
+class Validation(Boundary):
+    import_ok: bool
+    smoke_test_ok: bool
+
+
+class ImportResponse(Boundary):
+    """The answer of a finished import (``wait: true``), and a done job's ``result``."""
+
+    status: Literal["success"] = "success"
+    plugin_id: str
+    files_written: list[str] = Field(description="Repository paths; empty for a dry run.")
+    files: dict[str, str | None] | None = Field(
+        default=None, description="Dry run only: each file's contents (None if binary)."
+    )
+    validation: Validation
+    llm_reasoning: str
+    screens: dict[str, dict[str, Any]] = Field(description="welcome, collecting, result, error.")
+    job_id: str
+
+
+class Accepted(Boundary):
+    """``wait: false``: the job runs; poll its status."""
+
+    job_id: str
+    status_url: str
+
+
+class JobStatus(Boundary):
+    """``GET /api/import-agent/status/{job_id}``."""
+
+    job_id: str
+    plugin_id: str
+    dry_run: bool
+    state: State
+    history: list[State] = Field(description="Every state the job went through, in order.")
+    steps: list[Step] = Field(description="Finished pipeline steps with their times.")
+    stream: str = Field(
+        description="The design model's output so far (the offline designer's reasoning at once)."
+    )
+    result: ImportResponse | None = None
+    error: str | None = Field(default=None, description="One line, when the state is ERROR.")
+    error_status: int | None = Field(default=None, description="The HTTP status of the error.")
+    report: Report | None = Field(default=None, description="The validation report, if any.")
+    dependencies: DependencyReport | None = None
+    design: Design | None = Field(default=None, description="The design, once made.")
+    files: dict[str, str | None] | None = Field(
+        default=None,
+        description="A dry run's files with their contents, also when it did not validate.",
+    )
+    served: bool = Field(
+        default=False, description="The written plugin is live on /ws?agent=<plugin_id> now."
+    )
+    serve_hint: str | None = Field(default=None, description="How to serve it, when not live.")
+
+
+class InspectResponse(Boundary):
+    """``POST /api/import-agent/inspect``: the agent as the inspector reads it, and its files."""
+
+    source: Source
+    inspection: Inspection
+    files: list[str] = Field(description="The repository's files (first ones, .git left out).")
+    files_truncated: bool = False
+
+
+class ScreenCheck(Boundary):
+    """``POST /api/import-agent/validate-screen``."""
+
+    plugin_id: PluginId
+    screen: Any = Field(description="One screen: {components: [...], voice_text: ...}.")
+
+
+class ScreenIssues(Boundary):
+    ok: bool
+    issues: list[ValidationIssue]
+
+
+class ErrorBody(Boundary):
+    """Every error answer: one line naming the problem, and what else helps."""
+
+    error: str
+    job_id: str | None = None
+    report: Report | None = None

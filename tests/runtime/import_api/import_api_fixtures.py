@@ -1,0 +1,69 @@
+"""Fixtures for the import API: a runtime serving a temporary clone's plugins on real uvicorn.
+
+Imports go into ``runtime_repo`` (a fresh git repository with the template), never into this
+working tree. The helpers of the generator's tests (``plugin_repo``, ``fake_bedrock``) live next
+to those tests, so their folders go on ``sys.path`` here. A module, not a conftest, so that the
+wizard's browser test (next to the browser fixtures) imports the same fixtures.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+TESTS = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(TESTS / "generator"), str(TESTS / "generator" / "design")]
+
+from fake_bedrock import FakeBedrock, no_aws_configuration  # noqa: E402
+from plugin_repo import ROOT, runtime_repo  # noqa: E402
+
+from runtime.layout import PLUGINS_FOLDER  # noqa: E402
+from runtime.server import create_app  # noqa: E402
+from runtime.serving import serve_in_thread  # noqa: E402
+from runtime.settings import Settings  # noqa: E402
+
+#: The example agent the tests import (read in place, never written).
+SAVINGS_HELPER = str(ROOT / "examples" / "savings_helper")
+
+Server = Callable[..., AbstractContextManager[httpx.Client]]
+
+
+@pytest.fixture(autouse=True)
+def no_aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Designs never reach a real AWS account."""
+    no_aws_configuration(monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return runtime_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def server(repo: Path) -> Server:
+    """``with server(**settings) as client:`` a runtime serving ``repo``'s plugins."""
+
+    @contextmanager
+    def start(**overrides: Any) -> Iterator[httpx.Client]:
+        settings = Settings.model_validate(
+            {"port": 0, "plugins_dir": repo / PLUGINS_FOLDER, **overrides}
+        )
+        with (
+            serve_in_thread(create_app(settings, callbacks=[]), settings) as address,
+            httpx.Client(base_url=f"http://{address}", timeout=120) as client,
+        ):
+            yield client
+
+    return start
+
+
+@pytest.fixture
+def fake_bedrock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., FakeBedrock]]:
+    """Start a FakeBedrock with the given scripts; boto3 goes to it with dummy credentials."""
+    yield from FakeBedrock.starter(monkeypatch)
