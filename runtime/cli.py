@@ -16,8 +16,8 @@ from pydantic import SecretStr, ValidationError
 from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
 from runtime.logging import configure_logging
-from runtime.persistence import PersistenceError, probe
 from runtime.offline_models import use_offline_models
+from runtime.persistence import PersistenceError, probe
 from runtime.server import create_app
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings

@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime import agui
 from runtime.audit import AuditLog
-from runtime.persistence import open_persistence, redacted
 from runtime.context import RuntimeContext
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.import_api import install as install_import_api
 from runtime.observability import tracing_callbacks
+from runtime.persistence import open_persistence, redacted
 from runtime.session import Session
 from runtime.settings import Settings
 from runtime.web import mount_pages

@@ -45,9 +45,9 @@ from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_store
-from langgraph.store.memory import InMemoryStore
 from langgraph.errors import GraphBubbleUp, GraphRecursionError
 from langgraph.graph import END, START, StateGraph
+from langgraph.store.memory import InMemoryStore
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens

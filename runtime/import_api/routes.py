@@ -27,6 +27,7 @@ from generator.fetch import Workspace, fetch, is_git_url
 from generator.inspect import inspect_source
 from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
 from runtime.a2ui import validate_screen
+from runtime.context import RuntimeContext
 from runtime.import_api.guard import ApiError, check_request, check_source
 from runtime.import_api.jobs import Job, Jobs, details
 from runtime.import_api.models import (
@@ -42,7 +43,6 @@ from runtime.import_api.models import (
 )
 from runtime.import_api.publish import import_root, serve_plugin
 from runtime.layout import PLUGINS_FOLDER
-from runtime.session import RuntimeContext
 from runtime.settings import Settings
 from runtime.wire import describe
 

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 import pytest
 
-from generator.importer import PLUGINS_FOLDER, import_agent
+from generator.pipeline.importer import import_agent
+from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
