@@ -41,7 +41,13 @@ from runtime.turns import (
     TurnRequest,
     UnknownInterrupt,
 )
-from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
+from runtime.turns.approvals import (
+    BadAnswer,
+    answer_click,
+    answer_words,
+    approval_events,
+    asks_itself,
+)
 from runtime.wire import CloseCode, ProtocolError, close_reason, encode, parse_client_frame
 
 logger = logging.getLogger(__name__)
@@ -127,12 +133,17 @@ class Session:
             await self.send_error(str(exc), exc.code)
             return
         payload = message.payload
-        if isinstance(payload, TranscriptFinal) and self.waiting:
-            resume = answer_words(self.waiting, payload.text)
-            if resume is None:
-                await self.ask_again()
-            else:
-                await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        resume = (
+            answer_words(self.waiting, payload.text)
+            if isinstance(payload, TranscriptFinal)
+            else None
+        )
+        if resume is not None:
+            await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        elif (
+            isinstance(payload, TranscriptFinal) and self.waiting and not asks_itself(self.waiting)
+        ):
+            await self.ask_again()
         elif isinstance(payload, TranscriptFinal):
             await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
         elif isinstance(payload, UiAction):
