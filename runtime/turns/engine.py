@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -38,7 +39,7 @@ BREAKPOINT: Final = "breakpoint:"
 EXTRAS_KEY: Final = "runtime_extras"
 
 #: What the customer hears for each error code ({title} is the plugin's).
-ERROR_MESSAGES: Final[dict[str, str]] = {
+ERROR_MESSAGES: Final[dict[ErrorCode, str]] = {
     "agent_error": "The {title} agent could not handle that. Please try again.",
     "recursion_limit": "The {title} agent took too many steps on that and was stopped.",
     "deadline_exceeded": "The {title} agent took too long on that and was stopped.",
@@ -263,18 +264,19 @@ class TurnEngine:
         try:
             if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
                 raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
-            async for item in self._run(inputs, config, guard, events=events):
-                if isinstance(item, _Done):
-                    state, interrupted = item.state, item.interrupted
-                    continue
-                namespace, mode, payload = item
-                if mode == "messages":
-                    for engine_event in translator.message(payload[0]):
-                        yield engine_event
-                else:
-                    for node in payload:
-                        for engine_event in translator.node_finished(node, namespace):
+            async with aclosing(self._run(inputs, config, guard, events=events)) as run:
+                async for item in run:
+                    if isinstance(item, _Done):
+                        state, interrupted = item.state, item.interrupted
+                        continue
+                    namespace, mode, payload = item
+                    if mode == "messages":
+                        for engine_event in translator.message(payload[0]):
                             yield engine_event
+                    else:
+                        for node in payload:
+                            for engine_event in translator.node_finished(node, namespace):
+                                yield engine_event
             guard.check()
         except Exception as exc:
             stopped = guard.stopped or (exc if isinstance(exc, TurnStopped) else None)
@@ -392,7 +394,7 @@ class TurnEngine:
 
     async def _run(
         self, inputs: Any, config: RunnableConfig, guard: TurnGuard, *, events: bool
-    ) -> AsyncIterator[Chunk | _Done]:
+    ) -> AsyncGenerator[Chunk | _Done, None]:
         """Run the graph in a worker thread (checkpointers and nodes may block) until the
         deadline: with ``events``, its ``messages`` and ``updates`` chunks as they come; last,
         ``_Done``. Once cancelled (the deadline, a limit, this iterator closed) the run stops at
