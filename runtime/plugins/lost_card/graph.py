@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from langgraph.types import interrupt
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.client_tools import ClientToolError, call_client_tool, offered
 from runtime.contracts import (
