@@ -111,8 +111,16 @@ def _load(folder: Path) -> Any:
 
 
 def _import(folder: Path) -> tuple[str, list[str]]:
+    from runtime.adapters.imported import ImportedPlugin
+
     plugin = _load(folder)
     graph = plugin.build_graph().compile()
+    if isinstance(plugin, ImportedPlugin):
+        # The runtime serves a plugin that cannot run here as an error screen; validation fails
+        # instead, with the cause itself (a missing module names the requirement to approve).
+        plugin.prepare()
+        if needs := plugin.unmet_needs():
+            raise _Failed(needs[0])
     nodes = [name for name in graph.get_graph().nodes if not name.startswith("__")]
     return f"{type(plugin).__name__} builds a graph with nodes {', '.join(nodes)}", []
 
@@ -160,6 +168,15 @@ def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -
     ]
 
 
+def _agent_env(folder: Path) -> list[str]:
+    """The variables an imported plugin's agent reads (``agent.json``): given dummy values, so the
+    checks run the agent rather than the screen saying it is not set up."""
+    from runtime.adapters.agent import load_agent_spec
+    from runtime.layout import AGENT_FILE
+
+    return list(load_agent_spec(folder).env) if (folder / AGENT_FILE).is_file() else []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator.validate.smoke")
     parser.add_argument("folder", type=Path)
@@ -168,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     from runtime.offline_models import OFFLINE_ENV
 
     os.environ.update(OFFLINE_ENV)
+    os.environ.update(
+        {name: "offline-dummy" for name in _agent_env(args.folder) if name not in os.environ}
+    )
     results = run_checks(args.folder.resolve())
     args.out.write_text(CheckResults.dump_json(results).decode(), encoding="utf-8")
     return 0 if all(result.ok for result in results) else 1

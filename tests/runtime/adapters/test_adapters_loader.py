@@ -88,7 +88,8 @@ def test_a_factory_gets_the_store_it_is_given_in_its_server_runtime(tmp_path: Pa
 
     async def once() -> None:
         export = load_export(folder, spec, module_prefix="t_store")
-        async with graph_for_run(export, {"configurable": {}}, store=store) as graph:
+        runtime = server_runtime(context=None, user=None, store=store)
+        async with graph_for_run(export, {"configurable": {}}, runtime) as graph:
             await graph.ainvoke({"messages": [HumanMessage("hi")]})
 
     asyncio.run(once())
