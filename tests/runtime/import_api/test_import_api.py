@@ -254,7 +254,7 @@ def test_a_dry_run_short_of_a_requirement_still_shows_what_it_would_write(
         status = _poll(client, job_id.json()["job_id"])
 
     assert (status["state"], status["error_status"]) == ("ERROR", 422)
-    assert status["report"]["missing"]["requirement"] == "wizardry-y"
+    assert status["report"]["missing"]["module"] == "wy"
     assert [r["spec"] for r in status["dependencies"]["requirements"] if not r["satisfied"]] == [
         "wizardry-y"
     ]
