@@ -17,12 +17,15 @@ from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
 from runtime.logging import configure_logging
 from runtime.offline_models import use_offline_models
+from runtime.persistence import PersistenceError, probe
 from runtime.server import create_app
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings
 from runtime.wire import describe
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
+#: Keeps a PostgreSQL password off the command line (and out of ``ps``).
+CHECKPOINTER_ENV = "A2UI_CHECKPOINTER"
 #: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
 SERVE_SETTINGS = ("host", "port", "checkpointer", "audit_file", "user_header", "offline_models")
 
@@ -83,9 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
     serve.add_argument(
         "--checkpointer",
-        metavar="memory|sqlite:PATH",
-        help="where sessions live: 'memory' (default) or 'sqlite:PATH', which survives restarts: "
-        "a client reconnecting with ?sessionId=<id> resumes its session",
+        default=os.environ.get(CHECKPOINTER_ENV) or None,
+        metavar="URL",
+        help="where sessions and the plugins' store live: 'memory' (default), 'sqlite:PATH' "
+        "(survives restarts: a client reconnecting with ?sessionId=<id> resumes its session) or "
+        "'postgresql://USER@HOST:PORT/DB' (shared by several runtime processes; see "
+        f"docs/deployment.md). Default: ${CHECKPOINTER_ENV} or memory",
     )
     serve.add_argument(
         "--audit-file",
@@ -138,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
+    try:  # the common start-up failure, said in one line rather than a start-up traceback
+        probe(settings.checkpointer)
+    except PersistenceError as exc:
+        print(f"a2ui-runtime: error: {exc}", file=sys.stderr)
+        return 2
     if settings.offline_models:
         use_offline_models()
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings))

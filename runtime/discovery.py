@@ -4,7 +4,7 @@ Each sub-package of the plugins folder is imported (its ``__init__.py`` is a che
 its ``plugin.py``, which must define exactly one concrete ``PluginBase`` subclass whose
 ``plugin_id`` is the folder name. A folder that fails any of this is logged with its traceback and
 recorded as broken with a one-line reason; the others are served. Graphs are compiled on first use
-with the runtime's checkpointer and cached.
+with the runtime's checkpointer and the plugin's own view of the runtime's store, and cached.
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ConfigDict
 
 import runtime.plugins
 from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
 from runtime.plugin import Capabilities, PluginBase
+from runtime.plugin_store import PluginStore
 
 logger = logging.getLogger(__name__)
 
@@ -59,18 +62,22 @@ class Registry:
     plugins: dict[str, PluginBase]
     broken: dict[str, str]
     checkpointer: BaseCheckpointSaver[str]
+    store: BaseStore
     _graphs: dict[str, Graph] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def graph(self, plugin_id: str) -> Graph:
-        """The plugin's graph compiled with the runtime's checkpointer; built once, thread-safe."""
+        """The plugin's graph compiled with the runtime's checkpointer and the plugin's
+        ``PluginStore``; built once, thread-safe."""
         graph = self._graphs.get(plugin_id)
         if graph is None:
             with self._lock:
                 graph = self._graphs.get(plugin_id)
                 if graph is None:
                     builder = self.plugins[plugin_id].build_graph()
-                    graph = builder.compile(checkpointer=self.checkpointer)
+                    graph = builder.compile(
+                        checkpointer=self.checkpointer, store=PluginStore(self.store, plugin_id)
+                    )
                     self._graphs[plugin_id] = graph
         return graph
 
@@ -82,7 +89,10 @@ class Registry:
 
 
 def discover(
-    plugins_dir: Path | None = None, *, checkpointer: BaseCheckpointSaver[str] | None = None
+    plugins_dir: Path | None = None,
+    *,
+    checkpointer: BaseCheckpointSaver[str] | None = None,
+    store: BaseStore | None = None,
 ) -> Registry:
     """Load every plugin package in ``plugins_dir`` (default ``runtime/plugins/``)."""
     package, folder = plugins_package(plugins_dir)
@@ -100,7 +110,7 @@ def discover(
     for name in sorted(_folders_without_init(folder)):
         logger.error("plugin folder %r has no __init__.py and will not be served", name)
         broken[name] = "not a Python package (no __init__.py)"
-    return Registry(plugins, broken, checkpointer or InMemorySaver())
+    return Registry(plugins, broken, checkpointer or InMemorySaver(), store or InMemoryStore())
 
 
 def plugins_package(plugins_dir: Path | None) -> tuple[str, Path]:

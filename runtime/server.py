@@ -28,10 +28,10 @@ from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.audit import AuditLog
-from runtime.checkpointing import open_checkpointer
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
 from runtime.observability import tracing_callbacks
+from runtime.persistence import open_persistence, redacted
 from runtime.session import RuntimeContext, Session
 from runtime.settings import Settings
 from runtime.wire import CloseCode, close_reason, describe
@@ -62,8 +62,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         with ExitStack() as stack:
-            checkpointer = stack.enter_context(open_checkpointer(settings.sqlite_path))
-            registry = discover(settings.plugins_dir, checkpointer=checkpointer)
+            persistence = stack.enter_context(open_persistence(settings.checkpointer))
+            registry = discover(
+                settings.plugins_dir,
+                checkpointer=persistence.checkpointer,
+                store=persistence.store,
+            )
             audit = AuditLog(settings.audit_file)
             stack.callback(audit.close)
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
@@ -76,7 +80,7 @@ def create_app(
             logger.info(
                 "serving agents %s (checkpointer %s); broken: %s",
                 sorted(registry.plugins) or "none",
-                settings.checkpointer,
+                redacted(settings.checkpointer),
                 sorted(registry.broken) or "none",
             )
             yield

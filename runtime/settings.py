@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, DirectoryPath, Field, field_validator
 
+from runtime.persistence import check_url
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 
@@ -20,7 +22,11 @@ class Settings(BaseModel):
     plugins_dir: DirectoryPath | None = Field(
         default=None, description="Folder of plugin packages; None means runtime/plugins/."
     )
-    checkpointer: str = Field(default="memory", description="'memory' or 'sqlite:PATH'.")
+    checkpointer: str = Field(
+        default="memory",
+        description="Sessions and the plugins' store: 'memory', 'sqlite:PATH' or a PostgreSQL "
+        "URL (postgres:// or postgresql://).",
+    )
     audit_file: Path | None = Field(default=None, description="JSON-lines file for audit events.")
     max_message_bytes: int = Field(default=64 * 1024, ge=256)
     default_agent: str = "mortgage"
@@ -38,15 +44,4 @@ class Settings(BaseModel):
     @field_validator("checkpointer")
     @classmethod
     def _known_checkpointer(cls, value: str) -> str:
-        if value == "memory" or (value.startswith("sqlite:") and value != "sqlite:"):
-            return value
-        raise ValueError(f"checkpointer must be 'memory' or 'sqlite:PATH', not {value!r}")
-
-    @property
-    def sqlite_path(self) -> Path | None:
-        """The SQLite checkpoint file, when ``checkpointer`` is ``sqlite:PATH``."""
-        return (
-            Path(self.checkpointer.removeprefix("sqlite:"))
-            if self.checkpointer != "memory"
-            else None
-        )
+        return check_url(value)

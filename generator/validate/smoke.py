@@ -119,12 +119,14 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 
 def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
     from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
 
     from runtime import offline_models as offline
 
     offline.install()
     plugin = _load(folder)
-    graph = plugin.build_graph().compile(checkpointer=InMemorySaver())
+    # A checkpointer and a store, as the runtime compiles every graph (memory agents need both).
+    graph = plugin.build_graph().compile(checkpointer=InMemorySaver(), store=InMemoryStore())
     config: dict[str, Any] = {"configurable": {"thread_id": "smoke"}}
     transcript: list[str] = []
     first = {**plugin.create_initial_state(), "outbox": None}

@@ -35,7 +35,9 @@ from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
+from langgraph.store.memory import InMemoryStore
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens
@@ -220,7 +222,9 @@ class AgentPlugin(ImportedPlugin):
 
         async def read() -> Any:
             config = RunnableConfig(configurable=self._environment(None).configurable)
-            async with graph_for_run(self.export, config, schema_runtime()) as graph:
+            # Outside a run there is no store: reading schemas executes nothing, so an empty one.
+            reading = schema_runtime(InMemoryStore())
+            async with graph_for_run(self.export, config, reading) as graph:
                 return graph.context_schema
 
         return asyncio.run(read())
@@ -286,7 +290,7 @@ class AgentPlugin(ImportedPlugin):
         """Run with the context and configurable LangGraph's server would give this run."""
         environment = self._environment(user_id)
         context = build_context(self.context_schema, environment.values)
-        runtime = server_runtime(context=context, user=environment.user)
+        runtime = server_runtime(context=context, user=environment.user, store=get_store())
         async with graph_for_run(self.export, config, runtime) as graph:
             if problem := missing_inputs(graph, self.agent):
                 raise ContextError(problem)

@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import StateGraph
 from langgraph.pregel import Pregel
-from langgraph.store.memory import InMemoryStore
+from langgraph.store.base import BaseStore
 from langgraph_sdk.auth.types import BaseUser
 from langgraph_sdk.runtime import ServerRuntime, _ExecutionRuntime, _ReadRuntime
 
@@ -39,24 +39,23 @@ from runtime.adapters.namespaces import Namespace, namespace
 from runtime.layout import SOURCE_FOLDER
 
 _lock = threading.Lock()
-#: The store a ``ServerRuntime`` hands to factories: the runtime keeps no persistent store.
-_STORE = InMemoryStore()
 
 
 class AgentLoadError(ImportError):
     """The agent's graph cannot be loaded; the message says which spec and why."""
 
 
-def server_runtime(*, context: Any, user: BaseUser | None) -> ServerRuntime[Any]:
-    """What the server passes a factory for a run (``context`` is the run's context values)."""
+def server_runtime(*, context: Any, user: BaseUser | None, store: BaseStore) -> ServerRuntime[Any]:
+    """What the server passes a factory for a run: the run's context, the user and ``store`` (the
+    plugin's view of the runtime's store)."""
     return _ExecutionRuntime(
-        access_context="threads.create_run", store=_STORE, context=context, user=user
+        access_context="threads.create_run", store=store, context=context, user=user
     )
 
 
-def schema_runtime() -> ServerRuntime[Any]:
+def schema_runtime(store: BaseStore) -> ServerRuntime[Any]:
     """What the server passes a factory when it only reads the graph (its schemas)."""
-    return _ReadRuntime(access_context="assistants.read", store=_STORE)
+    return _ReadRuntime(access_context="assistants.read", store=store)
 
 
 def source_root(folder: Path) -> Path:

@@ -1,20 +1,30 @@
-"""Fixtures for runtime tests: plugin folders in tmp dirs and a real uvicorn on 127.0.0.1."""
+"""Fixtures for runtime tests: plugin folders in tmp dirs, a real uvicorn on 127.0.0.1 (in a
+thread or its own process) and a real PostgreSQL."""
 
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
+from tests.runtime.postgres import create_database, server_bindir, temporary_postgres
 
 FIXTURE_PLUGINS = Path(__file__).parent / "plugin_fixtures"
+#: A fresh interpreter imports LangGraph and friends first: slow on a busy machine.
+PROCESS_START_TIMEOUT_S = 120.0
 
 #: Folders that break the plugin contract in different ways: name -> {file: source}.
 BROKEN_PLUGINS: dict[str, dict[str, str]] = {
@@ -92,3 +102,56 @@ def real_server() -> Iterator[str]:
     settings = Settings(port=0, log_level="DEBUG")
     with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
         yield address
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a real PostgreSQL started for this test session (see ``postgres.py``)."""
+    if server_bindir() is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    with temporary_postgres() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh database of the session's PostgreSQL, for one test."""
+    return create_database(postgres_server)
+
+
+@pytest.fixture
+def memo_plugins(plugins_dir: Path) -> Path:
+    """``plugins_dir`` with ``memo`` (keeps facts in the store) and ``snoop``, a copy of it under
+    another plugin id, which must see none of memo's facts."""
+    shutil.copytree(FIXTURE_PLUGINS / "memo", plugins_dir / "memo")
+    snoop = Path(shutil.copytree(FIXTURE_PLUGINS / "memo", plugins_dir / "snoop"))
+    source = (snoop / "plugin.py").read_text()
+    (snoop / "plugin.py").write_text(source.replace('plugin_id = "memo"', 'plugin_id = "snoop"'))
+    return plugins_dir
+
+
+@contextmanager
+def runtime_process(*args: str) -> Iterator[str]:
+    """``a2ui-runtime serve ARGS`` in its own process on a free port; yields ``host:port``."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *args]
+    address = f"127.0.0.1:{port}"
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, stderr=log)
+        try:
+            deadline = time.monotonic() + PROCESS_START_TIMEOUT_S
+            while True:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    tail = log.read().decode(errors="replace")[-2000:]
+                    raise RuntimeError(f"the runtime process on {address} did not start:\n{tail}")
+                with suppress(httpx.HTTPError):
+                    if httpx.get(f"http://{address}/health", timeout=1).status_code == 200:
+                        break
+                time.sleep(0.05)
+            yield address
+        finally:
+            process.terminate()
+            process.wait(timeout=PROCESS_START_TIMEOUT_S)

@@ -52,7 +52,7 @@ def test_plugins_json_and_the_environment_variable(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["serve", "--checkpointer", "redis:x"], "checkpointer must be 'memory' or 'sqlite:PATH'"),
+        (["serve", "--checkpointer", "redis:x"], "checkpointer must be 'memory', 'sqlite:PATH' or"),
         (
             ["plugins", "--plugins-dir", "/no/such/dir"],
             "plugins_dir: Path does not point to a directory",
@@ -128,3 +128,16 @@ def test_the_demo_honours_the_log_level() -> None:
         timeout=120,
     )
     assert "DEBUG   uvicorn.error: > TEXT" in done.stderr  # the server's own frame log
+
+
+def test_an_unreachable_postgres_is_one_line_without_the_password(
+    plugins_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("A2UI_CHECKPOINTER", "postgresql://app:s3cret@127.0.0.1:1/sessions")
+    assert main(["serve", "--port", "0", "--plugins-dir", str(plugins_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "a2ui-runtime: error: cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/"
+    )
+    assert "s3cret" not in err
+    assert err.count("\n") == 1

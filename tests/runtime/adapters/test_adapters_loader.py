@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from langgraph.store.memory import InMemoryStore
 
 from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
 from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export, server_runtime
@@ -51,7 +52,7 @@ def plugin(tmp_path: Path, files: dict[str, str], **spec: Any) -> tuple[Path, Ag
 
 def run(export: Any) -> str:
     async def once() -> str:
-        runtime = server_runtime(context=None, user=None)
+        runtime = server_runtime(context=None, user=None, store=InMemoryStore())
         async with graph_for_run(export, {"configurable": {}}, runtime) as graph:
             result = await graph.ainvoke({"messages": [HumanMessage("hi")]})
         return str(result["messages"][-1].content)
@@ -73,6 +74,28 @@ def test_a_module_spec_is_imported_from_the_agents_paths(tmp_path: Path) -> None
     )
 
     assert run(load_export(folder, spec, module_prefix="t_module")) == "ok"
+
+
+def test_a_factory_gets_the_store_it_is_given_in_its_server_runtime(tmp_path: Path) -> None:
+    factory = GRAPH + (
+        "from langgraph_sdk.runtime import ServerRuntime\n"
+        "async def make(config, runtime: ServerRuntime):\n"
+        "    await runtime.store.aput(('made',), 'by', {'factory': True})\n"
+        "    return builder.compile()\n"
+    )
+    folder, spec = plugin(tmp_path, {"graph.py": factory}, graph_spec="./graph.py:make")
+    store = InMemoryStore()
+
+    async def once() -> None:
+        export = load_export(folder, spec, module_prefix="t_store")
+        runtime = server_runtime(context=None, user=None, store=store)
+        async with graph_for_run(export, {"configurable": {}}, runtime) as graph:
+            await graph.ainvoke({"messages": [HumanMessage("hi")]})
+
+    asyncio.run(once())
+    item = store.get(("made",), "by")
+    assert item is not None
+    assert item.value == {"factory": True}
 
 
 def test_a_missing_export_names_the_graphs_the_module_has(tmp_path: Path) -> None:

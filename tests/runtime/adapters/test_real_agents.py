@@ -226,9 +226,6 @@ def test_a_user_header_is_ignored_unless_the_runtime_trusts_it(
     assert spoofed.startswith("Hello a guest ")
 
 
-@pytest.mark.xfail(
-    reason="needs the LangGraph store compiled into graphs (the persistence branch)", strict=True
-)
 def test_a_memory_agent_recalls_facts_per_user_across_sessions_and_restarts(
     workdir: Path,
 ) -> None:

@@ -1,0 +1,231 @@
+"""The runtime's persistence: one LangGraph checkpointer and one LangGraph store, chosen by URL.
+
+Plugins never choose their persistence: the runtime opens both at start-up and compiles every
+graph with them. The checkpointer holds sessions (thread id = session id); the store holds what a
+plugin keeps *across* sessions (``runtime.store`` in a node, ``get_store()``, a factory's
+``ServerRuntime.store``), each plugin in its own namespaces (``runtime.plugin_store``).
+
+* ``memory``: both in this process, gone when it stops;
+* ``sqlite:PATH``: both in one SQLite file (the store's tables beside the checkpoints), so a
+  session and what a plugin remembered survive a restart;
+* ``postgres://...`` or ``postgresql://...``: both in one PostgreSQL database through one
+  connection pool, so several runtime processes (workers behind a load balancer) share them.
+
+The SQLite and PostgreSQL savers LangGraph ships for synchronous code have no async methods, yet
+imported agents run their graphs with ``ainvoke`` (inside a node, on the runtime's checkpointer):
+their async methods here run the synchronous ones in a worker thread.
+
+The schema migrations run at start-up (under a PostgreSQL advisory lock, so workers starting
+together do not race); connections close on exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+from langgraph.store.postgres import PostgresStore
+from langgraph.store.sqlite import SqliteStore
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+MEMORY: Final = "memory"
+SQLITE_PREFIX: Final = "sqlite:"
+POSTGRES_SCHEMES: Final = ("postgres://", "postgresql://")
+#: What ``--checkpointer`` accepts, for help texts and error messages.
+FORMS: Final = "'memory', 'sqlite:PATH' or 'postgresql://USER@HOST:PORT/DB'"
+#: Connections one process keeps to PostgreSQL; graphs run in worker threads and the checkpointer
+#: serialises its own use of the pool, so a few are plenty.
+POOL_MAX_SIZE: Final = 8
+CONNECT_TIMEOUT_S: Final = 10
+#: Key of the advisory lock that serialises schema migrations across workers.
+MIGRATION_LOCK: Final = 0x6132_7569  # "a2ui"
+MIGRATION_POLL_S: Final = 0.1
+
+
+class PersistenceError(RuntimeError):
+    """The checkpointer URL cannot be opened; the message says where and why (no password)."""
+
+
+class ThreadedAsync(BaseCheckpointSaver[str]):
+    """Mixed into a synchronous saver: its async methods run the synchronous ones in a thread."""
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        listed = self.list(config, filter=filter, before=before, limit=limit)
+        for checkpoint in await asyncio.to_thread(list, listed):
+            yield checkpoint
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+
+class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
+    """LangGraph's ``SqliteSaver``, usable from async graphs too."""
+
+
+class PostgresCheckpointer(ThreadedAsync, PostgresSaver):
+    """LangGraph's ``PostgresSaver``, usable from async graphs too."""
+
+
+@dataclass(frozen=True)
+class Persistence:
+    """The checkpointer and the store one runtime process uses."""
+
+    checkpointer: BaseCheckpointSaver[str]
+    store: BaseStore
+
+
+def check_url(url: str) -> str:
+    """``url`` if it names a backend, else ``ValueError`` (never echoing a password)."""
+    if url == MEMORY or (url.startswith(SQLITE_PREFIX) and url != SQLITE_PREFIX):
+        return url
+    if url.startswith(POSTGRES_SCHEMES):
+        try:
+            conninfo_to_dict(url)
+        except psycopg.ProgrammingError:
+            raise ValueError(f"checkpointer: not a valid PostgreSQL URL: {redacted(url)}") from None
+        return url
+    raise ValueError(f"checkpointer must be {FORMS}, not {redacted(url)!r}")
+
+
+def redacted(url: str) -> str:
+    """``url`` fit for a log line: a PostgreSQL password (user info or query) becomes ``***``."""
+    if not url.startswith(POSTGRES_SCHEMES):
+        return url
+    parts = urlsplit(url)
+    user, at, host = parts.netloc.rpartition("@")
+    if at and ":" in user:
+        user = user.split(":", 1)[0] + ":***"
+    query = re.sub(r"(^|&)password=[^&]*", r"\1password=***", parts.query)
+    return urlunsplit(parts._replace(netloc=f"{user}{at}{host}", query=query))
+
+
+def probe(url: str) -> None:
+    """Connect once to a PostgreSQL ``url``: its error says why (refused, no such database...)."""
+    if not url.startswith(POSTGRES_SCHEMES):
+        return
+    try:
+        psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+    except psycopg.Error as exc:
+        reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise PersistenceError(
+            f"cannot connect to PostgreSQL at {redacted(url)}: {reason}"
+        ) from None
+
+
+@contextmanager
+def open_persistence(url: str) -> Iterator[Persistence]:
+    """Open the checkpointer and store ``url`` names, set up their schema, close them on exit."""
+    check_url(url)
+    if url == MEMORY:
+        yield Persistence(InMemorySaver(), InMemoryStore())
+    elif url.startswith(SQLITE_PREFIX):
+        with _sqlite(Path(url.removeprefix(SQLITE_PREFIX))) as persistence:
+            yield persistence
+    else:
+        with _postgres(url) as persistence:
+            yield persistence
+
+
+@contextmanager
+def _sqlite(path: Path) -> Iterator[Persistence]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Graphs run in worker threads; each saver serialises access to its connection with its own
+    # lock, so the checkpointer and the store get a connection each (SqliteStore wants autocommit).
+    checkpoints = sqlite3.connect(path, check_same_thread=False)
+    store_conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        saver, store = SqliteCheckpointer(checkpoints), SqliteStore(store_conn)
+        saver.setup()
+        store.setup()
+        yield Persistence(saver, store)
+    finally:
+        store_conn.close()
+        checkpoints.close()
+
+
+@contextmanager
+def _postgres(url: str) -> Iterator[Persistence]:
+    probe(url)
+    pool: ConnectionPool[psycopg.Connection[dict[str, object]]] = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=POOL_MAX_SIZE,
+        # What both LangGraph savers require of their connections.
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        open=False,
+        name="a2ui-runtime",
+    )
+    try:
+        pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
+        saver, store = PostgresCheckpointer(pool), PostgresStore(pool)
+        with pool.connection() as conn:
+            # Polled, not waited for: the migrations create indexes CONCURRENTLY, which wait for
+            # every running statement to end, including another worker's wait for this lock.
+            while not _value(conn.execute("SELECT pg_try_advisory_lock(%s)", (MIGRATION_LOCK,))):
+                time.sleep(MIGRATION_POLL_S)
+            try:
+                saver.setup()
+                store.setup()
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+        yield Persistence(saver, store)
+    finally:
+        pool.close()
+
+
+def _value(cursor: psycopg.Cursor[dict[str, Any]]) -> Any:
+    """The single value of a one-row, one-column query."""
+    row = cursor.fetchone()
+    return next(iter(row.values())) if row else None

@@ -1,0 +1,132 @@
+"""The checkpointer and store each ``--checkpointer`` URL opens, on the real backends."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+from langgraph.config import get_store
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from runtime.persistence import PersistenceError, open_persistence, redacted
+from runtime.plugin_store import PluginStore
+
+
+class AgentState(TypedDict, total=False):
+    text: str
+    heard: list[str]
+    recalled: list[str]
+
+
+async def remember(state: AgentState, runtime: Runtime[None]) -> dict[str, Any]:
+    """An async agent node shaped like LangChain's memory agent: ``runtime.store``, async API."""
+    assert runtime.store is not None
+    await runtime.store.aput(("memories",), state["text"], {"text": state["text"]})
+    found = await runtime.store.asearch(("memories",))
+    return {
+        "heard": [*state.get("heard", []), state["text"]],
+        "recalled": sorted(item.value["text"] for item in found),
+    }
+
+
+def agent() -> Any:
+    builder = StateGraph(AgentState)
+    builder.add_node("remember", remember)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", END)
+    return builder.compile(checkpointer=True)  # a stateful subgraph, as imported agents run
+
+
+def host_node(state: AgentState) -> dict[str, Any]:
+    """What an imported plugin's node does: run the async agent in its own event loop."""
+    graph = agent()
+    result: dict[str, Any] = asyncio.run(graph.ainvoke({"text": state["text"]}))
+    assert get_store() is not None
+    return {"heard": result["heard"], "recalled": result["recalled"]}
+
+
+def host_graph(checkpointer: Any, store: Any) -> Any:
+    builder = StateGraph(AgentState)
+    builder.add_node("host", host_node)
+    builder.add_edge(START, "host")
+    builder.add_edge("host", END)
+    return builder.compile(checkpointer=checkpointer, store=PluginStore(store, "agent"))
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "postgres":
+        postgres_url: str = request.getfixturevalue("postgres_url")
+        return postgres_url
+    return "memory" if request.param == "memory" else f"sqlite:{tmp_path / 'runtime.sqlite'}"
+
+
+def test_an_async_agent_keeps_its_state_and_its_store_on_every_backend(url: str) -> None:
+    with open_persistence(url) as persistence:
+        graph = host_graph(persistence.checkpointer, persistence.store)
+        config: Any = {"configurable": {"thread_id": "s1"}}
+        graph.invoke({"text": "tea"}, config)
+        second = graph.invoke({"text": "jazz"}, config)
+        other_session = graph.invoke({"text": "rain"}, {"configurable": {"thread_id": "s2"}})
+        stored = persistence.store.search(("plugins", "agent", "memories"))
+    assert second["heard"] == ["tea", "jazz"]  # the agent's own state, kept per session
+    assert other_session["heard"] == ["rain"]
+    assert other_session["recalled"] == ["jazz", "rain", "tea"]  # the store spans sessions
+    assert sorted(item.key for item in stored) == ["jazz", "rain", "tea"]
+
+
+def test_sqlite_keeps_sessions_and_store_in_one_file_across_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "runtime.sqlite"
+    with open_persistence(f"sqlite:{path}") as persistence:
+        host_graph(persistence.checkpointer, persistence.store).invoke(
+            {"text": "tea"}, {"configurable": {"thread_id": "s1"}}
+        )
+    with open_persistence(f"sqlite:{path}") as persistence:
+        again = host_graph(persistence.checkpointer, persistence.store).invoke(
+            {"text": "jazz"}, {"configurable": {"thread_id": "s1"}}
+        )
+    assert again["heard"] == ["tea", "jazz"]
+    with sqlite3.connect(path) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert {"checkpoints", "writes", "store"} <= tables
+
+
+def test_postgres_migrations_run_once_for_workers_starting_together(postgres_url: str) -> None:
+    async def start_three() -> None:
+        def start() -> None:
+            with open_persistence(postgres_url) as persistence:
+                persistence.store.put(("ok",), "k", {"v": 1})
+
+        await asyncio.gather(*(asyncio.to_thread(start) for _ in range(3)))
+
+    asyncio.run(start_three())
+
+
+def test_opening_an_unreachable_postgres_fails_in_one_line_without_the_password() -> None:
+    url = "postgresql://app:s3cret@127.0.0.1:1/sessions"
+    with pytest.raises(PersistenceError) as caught, open_persistence(url):
+        pass
+    message = str(caught.value)
+    assert message.startswith("cannot connect to PostgreSQL at postgresql://app:***@127.0.0.1:1/")
+    assert "s3cret" not in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://app:s3cret@db:5432/x", "postgresql://app:***@db:5432/x"),
+        (
+            "postgres://db/x?password=s3cret&sslmode=require",
+            "postgres://db/x?password=***&sslmode=require",
+        ),
+        ("postgres://app@db/x", "postgres://app@db/x"),
+        ("sqlite:runtime.sqlite", "sqlite:runtime.sqlite"),
+    ],
+)
+def test_urls_are_logged_without_their_password(url: str, shown: str) -> None:
+    assert redacted(url) == shown
