@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.demo import clone_repository
 from generator.design import DesignOptions
-from generator.importer import ImportOptions, import_agent
+from generator.pipeline.demo import clone_repository
+from generator.pipeline.importer import ImportOptions, import_agent
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")

@@ -27,10 +27,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.demo import clone_repository
 from generator.design import DesignOptions
-from generator.importer import ImportOptions, import_agent
-from generator.update import UpdateOptions, UpdateResult, update_plugin
+from generator.pipeline.demo import clone_repository
+from generator.pipeline.importer import ImportOptions, import_agent
+from generator.pipeline.update import UpdateOptions, UpdateResult, update_plugin
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")

@@ -4,7 +4,7 @@ Git URLs (``https://``, ``ssh://``, ``git@host:path``, ``file://``) are fetched 
 folder owned by a ``Workspace``: ``git init`` + ``git fetch --depth 1 origin REF`` +
 ``git checkout FETCH_HEAD``, which takes a branch, a tag or a full commit sha alike. Every git
 process runs under a watchdog that kills it when the clone outgrows ``FetchLimits.max_bytes`` or
-the whole fetch outlasts ``FetchLimits.timeout`` (DESIGN section 9: 50 MB / 30 s).
+the whole fetch outlasts ``FetchLimits.timeout`` (50 MB / 30 s; docs/architecture.md).
 
 A local folder is read in place; with a ``ref`` it must be a git repository, which is then cloned
 at that ref like a URL. Nothing fetched is ever executed: git hooks are disabled and no

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runtime.layout import Strategy
+
 INSPECTION_VERSION = 1
 
 #: How ``Edge.source``/``Edge.target`` name LangGraph's START and END, as LangGraph itself does.
@@ -19,7 +21,6 @@ START, END = "__start__", "__end__"
 ExportKind = Literal["compiled_graph", "factory", "prebuilt", "entrypoint", "unresolvable"]
 StateStyle = Literal["TypedDict", "dataclass", "pydantic", "MessagesState", "library", "unknown"]
 NodeTarget = Literal["function", "ToolNode", "subgraph", "method", "lambda", "unknown"]
-Strategy = Literal["wrapper", "subgraph", "port"]
 
 
 class Model(BaseModel):

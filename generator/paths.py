@@ -2,7 +2,7 @@
 
 Everything the generator reads from an agent's repository goes through ``within``, so a
 ``langgraph.json`` entry like ``../../etc/passwd:x`` or a committed symlink to ``/home/...`` can
-never make it read outside the folder that was fetched (DESIGN section 9).
+never make it read outside the folder that was fetched (docs/architecture.md).
 """
 
 from __future__ import annotations

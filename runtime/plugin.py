@@ -15,6 +15,7 @@ from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.contracts import CommonState, Mode
+from runtime.layout import SCREENS_FOLDER
 
 
 class Capabilities(BaseModel):
@@ -81,7 +82,7 @@ class PluginBase(ABC):
 
     def capabilities(self) -> Capabilities:
         """Describe the plugin; screens are the files under ``screens/``."""
-        screens_dir = self.folder / "screens"
+        screens_dir = self.folder / SCREENS_FOLDER
         screens = sorted(p.stem for p in screens_dir.glob("*.json")) if screens_dir.is_dir() else []
         return Capabilities(
             title=self.title,

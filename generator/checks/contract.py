@@ -39,14 +39,13 @@ import yaml
 
 import runtime
 from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
+from runtime.layout import AGENT_FILE, ANSWERS_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
 
 PLUGINS_SEGMENT = "plugins"
 MANIFEST = "__init__.py"
 PLUGIN_MODULE = "plugin.py"
-ANSWERS_FILE = ".copier-answers.yml"
-AGENT_FILE = "agent.json"
 #: What an imported plugin needs besides the answers file.
-IMPORTED_PATHS = (AGENT_FILE, "requirements.txt", "src/")
+IMPORTED_PATHS = (AGENT_FILE, REQUIREMENTS_FILE, f"{SOURCE_FOLDER}/")
 STRATEGIES = ("wrapper", "subgraph", "port")
 PLUGIN_BASE = ("runtime.plugin", "PluginBase")
 #: Modules whose source is followed to find a class's bases: this package's own.

@@ -1,7 +1,7 @@
 """``no-merge-leftovers PATH...``: what an unfinished merge leaves behind, under plugin folders.
 
 An update's conflicts are left in the working tree for a reviewer to resolve (see
-``generator.update``); this hook stops them from being committed: a line of Git's conflict
+``generator.pipeline.update``); this hook stops them from being committed: a line of Git's conflict
 markers (``<<<<<<<``, ``|||||||``, ``=======`` or ``>>>>>>>`` inside a conflict) in a text file,
 and the ``*.rej`` and ``*.orig`` files that ``copier update --conflict rej``, ``git apply
 --reject`` or merge tools write. Each finding is one line with the file and line.

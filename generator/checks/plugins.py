@@ -6,8 +6,8 @@ plugin before the next starts:
 1. **contract**: the static plugin contract of each folder (``generator.checks.contract``);
 2. **discovery**: the whole plugins folder loaded in one process as the runtime loads it at
    start-up: no folder may end up broken (this also catches two plugins that clash);
-3. **smoke**: ``generator.validate`` of each plugin, hand-written or imported: an import check and
-   the first turn and one message offline, in a fresh interpreter (the plugin's isolated
+3. **smoke**: ``generator.validate.plugin`` of each plugin, hand-written or imported: an import
+   check and the first turn and one message offline, in a fresh interpreter (the plugin's isolated
    environment if ``--approve-deps`` made one).
 
 Exits 1 if any plugin failed any pass.
@@ -21,11 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.checks.contract import check
-from generator.deps import env_python
-from generator.importer import PLUGINS_FOLDER, find_root
-from generator.validate import validate
+from generator.repository import find_root
+from generator.validate.environment import env_python
+from generator.validate.plugin import validate
 from runtime.discovery import discover
 from runtime.ids import is_plugin_folder
+from runtime.layout import PLUGINS_FOLDER
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.demo import run_demo
-    from generator.importer import find_root
+    from generator.pipeline.demo import run_demo
+    from generator.repository import find_root
 
     return run_demo(find_root(Path.cwd()), example=args.example, out=sys.stdout)

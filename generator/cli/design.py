@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from generator.design import design, load_design, preview_prompt
-    from generator.design.designer import check_plugin_id
+    from generator.repository import check_plugin_id
 
     check_plugin_id(args.plugin_id)
     inspection = _inspection(args)

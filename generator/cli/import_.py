@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from generator.cli.options import add_design, add_source, design_options, fetch_limits
 
 if TYPE_CHECKING:
-    from generator.importer import ImportResult
+    from generator.pipeline.importer import ImportResult
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.importer import ImportOptions, ValidationFailed, find_root, import_agent
-    from generator.steps import to_stderr
+    from generator.pipeline.importer import ImportOptions, ValidationFailed, import_agent
+    from generator.pipeline.steps import to_stderr
+    from generator.repository import find_root
 
     options = ImportOptions(
         src=args.src,

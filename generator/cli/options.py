@@ -29,7 +29,7 @@ def add_source(parser: argparse.ArgumentParser, *, src_help: str) -> None:
 
 
 def add_fetch_limits(parser: argparse.ArgumentParser) -> None:
-    """--max-size and --timeout: the bounds on cloning a git source (DESIGN section 9)."""
+    """--max-size and --timeout: the bounds on cloning a git source (docs/architecture.md)."""
     parser.add_argument(
         "--max-size",
         type=_positive,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from generator.cli.options import add_design, add_fetch_limits, design_options, fetch_limits
 
 if TYPE_CHECKING:
-    from generator.update import UpdateResult
+    from generator.pipeline.update import UpdateResult
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,9 +52,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from generator.errors import AgentImportError
-    from generator.importer import find_root
-    from generator.steps import to_stderr
-    from generator.update import UpdateOptions, imported_plugins, update_plugin
+    from generator.pipeline.steps import to_stderr
+    from generator.pipeline.update import UpdateOptions, update_plugin
+    from generator.repository import find_root, imported_plugins
 
     if args.ref and (args.all or args.template_only):
         raise AgentImportError(

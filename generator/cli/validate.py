@@ -32,10 +32,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.deps import env_python, install_approved
-    from generator.design.designer import check_plugin_id
-    from generator.importer import PLUGINS_FOLDER, find_root
-    from generator.validate import validate
+    from generator.repository import check_plugin_id, find_root
+    from generator.validate.environment import env_python, install_approved
+    from generator.validate.plugin import validate
+    from runtime.layout import PLUGINS_FOLDER
 
     check_plugin_id(args.plugin_id)
     root = find_root(Path.cwd())

@@ -34,7 +34,7 @@ from generator.design.prompt import Prompt, design_prompt
 from generator.design.repair import InvalidAnswer, Outcome, ask_valid
 from generator.errors import AgentImportError
 from generator.models import Inspection
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_id
+from generator.repository import check_plugin_id
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
@@ -164,14 +164,6 @@ def load_design(
         problems = exc.errors
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
     raise AgentImportError(f"invalid design, {count}: " + "; ".join(problems), file=str(path))
-
-
-def check_plugin_id(plugin_id: str) -> None:
-    if not is_plugin_id(plugin_id):
-        raise AgentImportError(
-            f"plugin id {plugin_id!r} must match {PLUGIN_ID_PATTERN.pattern} "
-            "(a lowercase letter, then 1-32 lowercase letters, digits or underscores)"
-        )
 
 
 def _validated(

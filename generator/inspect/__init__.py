@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.config import load_config
+from generator.inspect.config import load_config
 from generator.inspect.deps import dependencies
 from generator.inspect.evaluate import Interpreter
 from generator.inspect.exports import inspect_graph

@@ -3,7 +3,7 @@
 Read from ``langgraph.json`` (package names written straight into ``dependencies``) and from the
 folders it lists as local dependencies, plus the config's own folder: PEP 621 and Poetry
 ``pyproject.toml`` and ``requirements.txt`` (following ``-r`` includes inside the tree). Nothing
-is resolved or installed here (DESIGN section 9).
+is resolved or installed here (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from generator.config import ProjectConfig, is_local_dependency
 from generator.errors import AgentImportError
+from generator.inspect.config import ProjectConfig, is_local_dependency
 from generator.inspect.modules import Project
 from generator.models import Dependency
 from generator.paths import relative, within

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.config import GraphSpec
+from generator.inspect.config import GraphSpec
 from generator.inspect.evaluate import Args, Interpreter
 from generator.inspect.nodes import describe_nodes
 from generator.inspect.state import schema_of

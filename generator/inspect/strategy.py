@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from generator.models import Graph, StateSchema, Strategy
+from generator.models import Graph, StateSchema
+from runtime.layout import Strategy
 
 _STRUCTURED = ("TypedDict", "dataclass", "pydantic", "MessagesState")
 

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-AGENT_FILE = "agent.json"
-SOURCE_FOLDER = "src"
-
-Strategy = Literal["wrapper", "subgraph", "port"]
+from runtime.layout import AGENT_FILE, Strategy
 
 
 class AgentFileError(ValueError):

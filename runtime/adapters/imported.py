@@ -45,6 +45,7 @@ from runtime.contracts import (
     plugin_domain,
     with_plugin_domain,
 )
+from runtime.layout import SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
 
@@ -76,7 +77,7 @@ class ImportedPlugin(PluginBase):
 
     def screens(self) -> dict[str, Screen]:
         """The validated screens (cached by file version, so cheap on every turn)."""
-        return load_screens(self.folder / "screens", plugin_id=self.plugin_id)
+        return load_screens(self.folder / SCREENS_FOLDER, plugin_id=self.plugin_id)
 
     def initial_domain_state(self) -> dict[str, Any]:
         return {**copy.deepcopy(self.agent.initial_domain_state), FRESH: True}

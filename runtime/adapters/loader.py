@@ -34,7 +34,8 @@ from langgraph.pregel import Pregel
 from langgraph.store.base import BaseStore
 from langgraph_sdk.runtime import _ExecutionRuntime
 
-from runtime.adapters.agent import SOURCE_FOLDER, AgentSpec
+from runtime.adapters.agent import AgentSpec
+from runtime.layout import SOURCE_FOLDER
 
 _lock = threading.Lock()
 

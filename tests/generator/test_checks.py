@@ -14,7 +14,8 @@ import yaml
 from plugin_repo import ROOT, agent_repo, commit_all, echo_agent, options, runtime_repo, write_files
 
 from generator.checks import contract, leftovers
-from generator.importer import PLUGINS_FOLDER, import_agent
+from generator.pipeline.importer import import_agent
+from runtime.layout import PLUGINS_FOLDER
 
 HOOKS = ("a2ui-screens", "plugin-contract", "no-merge-leftovers")
 

@@ -9,7 +9,7 @@ import pytest
 from plugin_repo import agent_repo, echo_agent, runtime_repo, tree
 
 from generator.cli import main
-from generator.importer import PLUGINS_FOLDER
+from runtime.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture

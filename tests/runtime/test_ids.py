@@ -1,4 +1,4 @@
-"""The plugin id rule is a security boundary (DESIGN section 9): try to get past it."""
+"""The plugin id rule is a security boundary (docs/architecture.md): try to get past it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Forms of DESIGN section 4 (and their edges) beyond the corpus, one small project each."""
+"""Graph forms real public LangGraph repositories use (and their edges), one small project each."""
 
 from __future__ import annotations
 

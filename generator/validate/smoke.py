@@ -1,13 +1,14 @@
-"""The checks ``validate`` runs in a fresh interpreter: ``python -m generator.smoke DIR OUT``.
+"""The checks ``validate`` runs in a fresh interpreter.
 
-In order, with dummy provider keys in the environment:
+``python -m generator.validate.smoke DIR OUT`` runs, in order, with dummy provider keys in the
+environment:
 
 * ``import``: import the plugin folder the way the runtime discovers it, then build and compile
   its graph (which imports the agent); nothing is patched yet;
-* ``turns`` (if the import passed): with ``generator.offline`` installed, run the first turn and
-  one user message through the compiled graph, as the runtime would, and check what a client
-  would receive: valid A2UI messages and a voice line, and no agent error swallowed by an error
-  screen.
+* ``turns`` (if the import passed): with ``runtime.offline_models`` installed, run the first
+  turn and one user message through the compiled graph, as the runtime would, and check what a
+  client would receive: valid A2UI messages and a voice line, and no agent error swallowed by an
+  error screen.
 
 The results are written as a JSON list to ``OUT`` (the agent may print to stdout). Running in a
 subprocess keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
@@ -119,7 +120,7 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from generator import offline
+    from runtime import offline_models as offline
 
     offline.install()
     plugin = _load(folder)
@@ -160,11 +161,11 @@ def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator.smoke")
+    parser = argparse.ArgumentParser(prog="python -m generator.validate.smoke")
     parser.add_argument("folder", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    from generator.offline import OFFLINE_ENV
+    from runtime.offline_models import OFFLINE_ENV
 
     os.environ.update(OFFLINE_ENV)
     results = run_checks(args.folder.resolve())

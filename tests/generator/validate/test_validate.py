@@ -11,9 +11,10 @@ import pytest
 from plugin_repo import agent_repo, chat_model_agent, echo_agent, options, runtime_repo
 from pydantic import BaseModel
 
-from generator.importer import PLUGINS_FOLDER, import_agent
-from generator.offline import SCRIPTED_REPLY, sample_value, scripted_message
-from generator.validate import validate
+from generator.pipeline.importer import import_agent
+from generator.validate.plugin import validate
+from runtime.layout import PLUGINS_FOLDER
+from runtime.offline_models import SCRIPTED_REPLY, sample_value, scripted_message
 
 
 @pytest.fixture
@@ -101,7 +102,7 @@ def test_sample_values_follow_refs_unions_and_formats() -> None:
 
 def test_outgoing_connections_fail_fast_once_installed() -> None:
     code = (
-        "from generator import offline; offline.install(); import socket\n"
+        "from runtime import offline_models as offline; offline.install(); import socket\n"
         "try:\n    socket.create_connection(('192.0.2.1', 443), timeout=30)\n"
         "except offline.NetworkDisabled as exc:\n    print('refused', exc)\n"
     )

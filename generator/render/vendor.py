@@ -21,7 +21,6 @@ from generator.errors import AgentImportError
 from generator.fetch import MB, FetchLimits
 from generator.models import Source
 
-SOURCE_FOLDER = "src"
 LICENCE_PREFIXES = ("license", "licence", "copying", "notice")
 _SKIP_DIRS = frozenset(
     [

@@ -1,6 +1,6 @@
 """Validate: does a plugin folder import and hold a conversation, with no key and no network?
 
-Two checks in a fresh interpreter (``generator.smoke``): an import check (the plugin is
+Two checks in a fresh interpreter (``generator.validate.smoke``): an import check (the plugin is
 discovered and its graph built, which imports the agent), then an offline smoke test (the first
 turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
 are set for both. The report says pass or fail with the traceback and, when a module is
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.deps import read_requirements, requirement_for_module
-from generator.smoke import CheckName, CheckResult, CheckResults
+from generator.validate.environment import read_requirements, requirement_for_module
+from generator.validate.smoke import CheckName, CheckResult, CheckResults
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
@@ -82,12 +82,12 @@ def validate(
 
 
 def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
-    """Both checks in one fresh interpreter (``generator.smoke``), from an empty folder."""
+    """Both checks in one fresh interpreter (``generator.validate.smoke``), from an empty folder."""
     with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as scratch:
         out = Path(scratch) / "results.json"
         try:
             done = subprocess.run(
-                [python, "-m", "generator.smoke", str(folder), str(out)],
+                [python, "-m", "generator.validate.smoke", str(folder), str(out)],
                 capture_output=True,
                 text=True,
                 timeout=timeout,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jinja2_ansible_filters.core_filters import to_nice_json
 
-from generator.screen_merge import OURS_LABEL, THEIRS_LABEL, format_screen, merge_screen
+from generator.render.screens import OURS_LABEL, THEIRS_LABEL, format_screen, merge_screen
 from runtime.a2ui import validate_screen
 
 FILE = "runtime/plugins/demo/screens/result.json"

@@ -17,9 +17,9 @@ from plugin_repo import ImportedPlugin, commit_all, counter_agent, git, tree
 
 from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER
 from generator.inspect import inspect_source
 from generator.models import Source
+from runtime.layout import PLUGINS_FOLDER
 
 PLUGIN = ImportedPlugin.plugin_id
 OFFLINE = DesignOptions(offline=True, use_cache=False)
@@ -54,8 +54,8 @@ VOWELS = with_vowels()
 
 
 @pytest.fixture
-def setup(tmp_path: Path, request: pytest.FixtureRequest) -> ImportedPlugin:
-    return ImportedPlugin(tmp_path, package=f"counter_{request.node.name[:40]}")
+def setup(tmp_path: Path) -> ImportedPlugin:
+    return ImportedPlugin(tmp_path, package="counter_update")
 
 
 def worktree(repo: Path) -> dict[str, bytes]:
@@ -233,7 +233,7 @@ def test_a_failure_while_rendering_restores_the_folder(
     def broken(*args: object, **kwargs: object) -> None:
         raise AgentImportError("injected failure while rendering")
 
-    monkeypatch.setattr("generator.update.shutil.move", broken)  # after Copier has written
+    monkeypatch.setattr("generator.pipeline.update.shutil.move", broken)  # after Copier has written
     with pytest.raises(AgentImportError, match="injected failure"):
         setup.update()
 

@@ -16,9 +16,10 @@ from typing import TextIO
 
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, ImportOptions, import_agent
-from generator.steps import Step, progress_line
+from generator.pipeline.importer import ImportOptions, import_agent
+from generator.pipeline.steps import Step, progress_line
 from runtime.demo import Click, Printer, Say, converse
+from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from plugin_repo import tree
 
-from generator import staging
 from generator.errors import AgentImportError
-from generator.staging import Staging
+from generator.render import staging
+from generator.render.staging import Staging
 
 
 def plugins(tmp_path: Path) -> Path:

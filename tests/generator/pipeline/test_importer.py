@@ -21,11 +21,12 @@ from plugin_repo import (
     tree,
 )
 
-from generator import importer
 from generator.errors import AgentImportError
-from generator.importer import PLUGINS_FOLDER, ImportResult, ValidationFailed, import_agent
+from generator.pipeline import importer
+from generator.pipeline.importer import ImportResult, ValidationFailed, import_agent
 from runtime.a2ui import validate_message
 from runtime.client import RuntimeClient
+from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings

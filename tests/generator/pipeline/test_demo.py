@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.demo import clone_repository, run_demo
 from generator.errors import AgentImportError
+from generator.pipeline.demo import clone_repository, run_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 

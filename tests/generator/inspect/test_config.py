@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import load_config
 from generator.errors import AgentImportError
+from generator.inspect.config import load_config
 
 MakeProject = Callable[[dict[str, str]], Path]
 GRAPH = "graph = None\n"

@@ -10,7 +10,7 @@ from plugin_repo import agent_repo, commit_all, git, write_files
 
 from generator.errors import AgentImportError
 from generator.models import Source
-from generator.vendor import vendor
+from generator.render.vendor import vendor
 
 
 def source(path: Path) -> Source:

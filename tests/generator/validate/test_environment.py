@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from plugin_repo import agent_repo, needs_dependency_agent, options, runtime_repo, tree, wheel
 
-from generator.deps import check_dependencies, env_python, requirement_for_module
-from generator.importer import PLUGINS_FOLDER, ValidationFailed, import_agent
 from generator.models import Dependency
+from generator.pipeline.importer import ValidationFailed, import_agent
+from generator.validate.environment import check_dependencies, env_python, requirement_for_module
+from runtime.layout import PLUGINS_FOLDER
 
 
 def dep(spec: str, origin: str = "pyproject.toml") -> Dependency:

@@ -14,21 +14,25 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
-from generator.deps import DependencyReport, check_dependencies, env_python, install_approved
 from generator.design import Design, DesignOptions, design, load_design
-from generator.design.designer import check_plugin_id
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
-from generator.models import Inspection, Strategy
-from generator.render import PluginAnswers, find_template, plugin_answers, render
-from generator.staging import Staging
-from generator.steps import Progress, Step, Steps, designed, inspected
-from generator.validate import Report, validate
-from generator.vendor import SOURCE_FOLDER, vendor
-
-PLUGINS_FOLDER = Path("runtime") / "plugins"
+from generator.models import Inspection
+from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.staging import Staging
+from generator.render.template import PluginAnswers, find_template, plugin_answers, render
+from generator.render.vendor import vendor
+from generator.repository import check_plugin_id
+from generator.validate.environment import (
+    DependencyReport,
+    check_dependencies,
+    env_python,
+    install_approved,
+)
+from generator.validate.plugin import Report, validate
+from runtime.layout import PLUGINS_FOLDER, SOURCE_FOLDER, Strategy
 
 
 class ImportOptions(BaseModel):
@@ -82,17 +86,6 @@ class ValidationFailed(AgentImportError):
         self.report = report
 
 
-def find_root(start: Path) -> Path:
-    """The repository root: the nearest folder up from ``start`` holding ``copier.yml``."""
-    for folder in (start.resolve(), *start.resolve().parents):
-        if (folder / "copier.yml").is_file() and (folder / PLUGINS_FOLDER).is_dir():
-            return folder
-    raise AgentImportError(
-        f"no repository with copier.yml and {PLUGINS_FOLDER}/ above {start}: "
-        "run agent-import from the runtime's repository"
-    )
-
-
 def import_agent(
     options: ImportOptions, *, root: Path, progress: Progress | None = None
 ) -> ImportResult:
@@ -101,7 +94,7 @@ def import_agent(
     if options.branch is not None:
         if options.dry_run:
             raise AgentImportError("--branch commits the plugin; a dry run writes nothing")
-        gitops.check_new_branch(root, options.branch)
+        gitops.check_branch_commit(root, options.branch)
     step = Steps(progress)
     template = find_template(root)
     plugins_dir = root / PLUGINS_FOLDER

@@ -1,0 +1,359 @@
+"""``update_plugin``: bring an imported plugin up to date, as a diff a reviewer reads in a PR.
+
+check → fetch → inspect → design → render → validate → commit:
+
+* **check**: the plugin exists, was imported (``.copier-answers.yml``), and its folder is
+  committed, since the update merges into what git has and restores it if anything fails;
+* **fetch** the source recorded in the answers at the new ref (default: the recorded one, that
+  is the branch it was imported from) and **inspect** it again;
+* **design** again only when the agent's state fields or nodes changed; otherwise the recorded
+  design is kept, so an upstream bug fix never reshuffles reviewed screens;
+* **render**: ``copier update`` with the new answers (a 3-way merge that keeps hand edits in
+  every file the template renders) except the screens, which ``render.screen_files`` merges by
+  component id; the vendored ``src/`` is replaced (the template never renders it);
+* **validate** the result offline, as an import does;
+* **commit** (``branch``): one commit of the plugin folder, whose message summarises the change.
+
+A conflict (Copier's conflicting lines, or the same property of the same component changed on
+both sides) leaves the markers in the working tree, is reported file by file, and nothing is
+committed. ``template_only`` skips fetch, inspect and design: it is ``copier update --defaults``
+with the same checks, what a template improvement needs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from generator import gitops
+from generator.design import Design, DesignOptions, Provenance
+from generator.design.facts import select_graph
+from generator.errors import AgentImportError
+from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
+from generator.inspect import inspect_source
+from generator.models import Inspection
+from generator.pipeline.changes import Changes, shape_changes, short, source_label
+from generator.pipeline.importer import check_strategy, design_screens
+from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render import template as copier_template
+from generator.render.screen_files import (
+    SCREEN_FILES,
+    ScreenFile,
+    invalid_screens,
+    merge_screen_files,
+)
+from generator.render.template import (
+    PluginAnswers,
+    Template,
+    agent_shape,
+    find_template,
+    plugin_answers,
+    read_answers,
+)
+from generator.render.vendor import vendor
+from generator.repository import plugin_folder
+from generator.validate.environment import check_dependencies, env_python
+from generator.validate.plugin import Report, validate
+from runtime.a2ui.validate import ValidationIssue
+from runtime.layout import ANSWERS_FILE, SOURCE_FOLDER
+
+Status = Literal["updated", "up_to_date", "conflicts", "invalid"]
+
+
+class UpdateOptions(BaseModel):
+    """What ``agent-import update`` was asked to do for one plugin."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    plugin_id: str
+    ref: str | None = Field(default=None, description="None: the ref recorded at import.")
+    template_only: bool = Field(default=False, description="Re-render; leave the agent as is.")
+    branch: str | None = Field(default=None, description="Commit the update on this branch.")
+    design_file: Path | None = None
+    design_options: DesignOptions = DesignOptions()
+    limits: FetchLimits = FetchLimits()
+
+
+class UpdateResult(BaseModel):
+    """What an update did: its status, the changes, conflicts, validation and commit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plugin_id: str
+    folder: str
+    status: Status
+    changes: Changes
+    message: str = Field(description="The summary; the commit message with a branch.")
+    files: list[str] = Field(description="Files changed under the plugin folder.")
+    conflicts: list[ValidationIssue] = Field(
+        default_factory=list, description="Conflicts (or invalid merged screens) to resolve."
+    )
+    validation: Report | None = None
+    branch: str | None = None
+    commit: str | None = None
+    steps: list[Step]
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("updated", "up_to_date")
+
+
+def update_plugin(
+    options: UpdateOptions, *, root: Path, progress: Progress | None = None
+) -> UpdateResult:
+    """Update one imported plugin; refusals and failures raise ``AgentImportError``.
+
+    A failure before Copier runs leaves the folder untouched; one while it writes restores the
+    folder from git. Conflicts and a failed validation are results, not errors: the working tree
+    shows them to the reviewer, and nothing is committed.
+    """
+    root = root.resolve()
+    folder = plugin_folder(root, options.plugin_id)
+    if options.branch is not None:
+        gitops.check_branch_commit(root, options.branch)
+    if changed := gitops.changed_files(root, folder):
+        raise AgentImportError(
+            f"{folder.relative_to(root)} has uncommitted changes ({_first(changed)}): commit or "
+            "stash them first; the update merges into the committed plugin"
+        )
+    recorded = read_answers(folder)
+    template = find_template(root)
+    step = Steps(progress)
+
+    def result(status: Status, changes: Changes, **done: Any) -> UpdateResult:
+        return UpdateResult(
+            plugin_id=options.plugin_id,
+            folder=str(folder),
+            status=status,
+            changes=changes,
+            message=changes.up_to_date_message(options.plugin_id)
+            if status == "up_to_date"
+            else changes.message(options.plugin_id),
+            steps=step.done,
+            **{"files": [], **done},
+        )
+
+    with Workspace() as workspace:
+        if options.template_only:
+            plan = _template_plan(recorded, template, root)
+        else:
+            plan = _agent_plan(options, recorded, template, root, workspace, step)
+        if plan.up_to_date:
+            return result("up_to_date", plan.changes)
+        with step("render") as note:
+            try:
+                conflicts, hand_edited = _apply(plan, root, folder, template)
+            except BaseException:
+                gitops.restore(root, folder)
+                raise
+            files = gitops.changed_files(root, folder)
+            note.append(f"{len(files)} files changed")
+            if conflicts:
+                note.append(f"{len(conflicts)} conflicts")
+            if template.dirty:
+                note.append(f"template has uncommitted changes; used {template.commit[:12]}")
+    changes = plan.changes.model_copy(update={"screens_hand_edited": hand_edited})
+    if conflicts:
+        return result("conflicts", changes, files=files, conflicts=conflicts)
+    if invalid := invalid_screens(folder):
+        return result("invalid", changes, files=files, conflicts=invalid)
+    with step("validate") as note:
+        report = validate(folder, python=env_python(root, options.plugin_id))
+        note.append("passed" if report.ok else "FAILED")
+    commit = None
+    if report.ok and options.branch is not None and files:
+        with step("commit") as note:
+            message = changes.message(options.plugin_id)
+            commit = gitops.commit_on_branch(root, options.branch, folder, message)
+            note.append(f"{commit[:12]} on {options.branch}")
+    return result(
+        "updated" if report.ok else "invalid",
+        changes,
+        files=files,
+        validation=report,
+        commit=commit,
+        branch=options.branch if commit else None,
+    )
+
+
+class _Plan(BaseModel):
+    """What to render: Copier's data (None: the recorded answers), the screens, the new src/."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data: dict[str, Any] | None
+    base_screens: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    new_screens: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    vendored: Path | None = None
+    changes: Changes
+    up_to_date: bool
+
+
+def _template_plan(recorded: dict[str, Any], template: Template, root: Path) -> _Plan:
+    """Re-render with the recorded answers: Copier merges every file, screens included."""
+    previous = _template_commit(recorded, root)
+    commit = str(recorded.get("source_commit", ""))
+    changes = Changes(
+        source=source_label(str(recorded.get("source_url", "")), recorded.get("source_ref")),
+        commits=(commit, commit),
+        template=(previous, template.commit),
+        screens_kept=sorted(recorded.get("screens") or {}),
+    )
+    return _Plan(data=None, changes=changes, up_to_date=previous == template.commit)
+
+
+def _agent_plan(
+    options: UpdateOptions,
+    recorded: dict[str, Any],
+    template: Template,
+    root: Path,
+    workspace: Workspace,
+    step: Steps,
+) -> _Plan:
+    """Fetch, inspect and (if the agent's shape changed) design: the new answers and src/."""
+    old = _recorded_answers(recorded)
+    with step("fetch") as note:
+        fetched = fetch(
+            _location(old.source_url, root),
+            workspace=workspace,
+            ref=options.ref or old.source_ref or None,
+            limits=options.limits,
+        )
+        # The location as recorded (a relative path stays relative), not where it was found.
+        source = fetched.model_copy(update={"url": old.source_url})
+        note.append(f"{old.source_url} @ {short(source.commit or '')}")
+    with step("inspect") as note:
+        inspection = inspect_source(source, config=old.config_file, graph=old.graph_id)
+        note.append(inspected(inspection))
+    graph = select_graph(inspection, old.graph_id)
+    shape = shape_changes(old.agent_shape, agent_shape(graph))
+    with step("design") as note:
+        if shape:
+            design = design_screens(
+                inspection,
+                plugin_id=old.plugin_id,
+                graph_id=old.graph_id,
+                design_file=options.design_file,
+                options=options.design_options,
+            )
+            note.append(designed(design))
+        else:
+            design = _recorded_design(old)
+            note.append("state fields and nodes unchanged: screens kept")
+    new = _new_answers(old, design, inspection)
+    previous = _template_commit(recorded, root)
+    up_to_date = new == old and previous == template.commit and not source.dirty
+    vendored = None
+    if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
+        vendored = workspace.folder("src-") / SOURCE_FOLDER
+        vendor(source, vendored, max_bytes=options.limits.max_bytes)
+    redesigned = sorted(n for n in new.screens if new.screens[n] != old.screens.get(n))
+    changes = Changes(
+        source=source_label(new.source_url, new.source_ref),
+        commits=(old.source_commit, new.source_commit),
+        template=(previous, template.commit),
+        **shape,
+        requirements_added=[r for r in new.requirements if r not in old.requirements],
+        requirements_removed=[r for r in old.requirements if r not in new.requirements],
+        screens_redesigned=redesigned,
+        screens_kept=sorted(set(new.screens) - set(redesigned)),
+    )
+    return _Plan(
+        data=new.model_dump(mode="json"),
+        base_screens=old.screens,
+        new_screens=new.screens,
+        vendored=vendored,
+        changes=changes,
+        up_to_date=up_to_date,
+    )
+
+
+def _apply(
+    plan: _Plan, root: Path, folder: Path, template: Template
+) -> tuple[list[ValidationIssue], list[str]]:
+    """Render the plan into ``folder``: the conflicts left in it, file by file, and the screens
+    whose hand edits were merged. A template-only update lets Copier merge the screens too."""
+    merges: list[ScreenFile] = []
+    if plan.data is not None:  # before Copier writes: an unreadable screen stops it untouched
+        merges = merge_screen_files(root, folder, plan.base_screens, plan.new_screens)
+    copier_template.update(
+        folder, template=template, data=plan.data, exclude=[SCREEN_FILES] if merges else []
+    )
+    conflicts = [
+        ValidationIssue(file=path, message="conflicting lines: resolve the <<<<<<< markers")
+        for path in gitops.conflicted_files(root, folder)
+    ]
+    for merge in merges:
+        conflicts += merge.write(root)
+    if plan.vendored is not None:
+        shutil.rmtree(folder / SOURCE_FOLDER, ignore_errors=True)
+        shutil.move(plan.vendored, folder / SOURCE_FOLDER)
+    return conflicts, [merge.path.stem for merge in merges if merge.hand_edited]
+
+
+def _recorded_answers(recorded: dict[str, Any]) -> PluginAnswers:
+    try:
+        return PluginAnswers.model_validate(
+            {key: value for key, value in recorded.items() if not key.startswith("_")}
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise AgentImportError(
+            f"{ANSWERS_FILE} does not hold this template's answers ({where}: {error['msg']}); "
+            "run `agent-import update --template-only` first"
+        ) from None
+
+
+def _recorded_design(old: PluginAnswers) -> Design:
+    """The design the plugin was last rendered from, as its answers record it."""
+    try:
+        return Design.model_validate(
+            {
+                **old.screens,
+                "plugin_id": old.plugin_id,
+                "graph_id": old.graph_id,
+                "title": old.title,
+                "description": old.description,
+                "input_field": old.input_field,
+                "output_field": old.output_field,
+                "initial_domain_state": old.initial_domain_state,
+                "reasoning": "Kept from the last import: the agent's state and nodes are the same.",
+                "provenance": Provenance.model_validate(old.design_provenance),
+            }
+        )
+    except ValidationError as exc:
+        raise AgentImportError(
+            f"{ANSWERS_FILE} does not record a complete design ({exc.errors()[0]['msg']})"
+        ) from None
+
+
+def _new_answers(old: PluginAnswers, design: Design, inspection: Inspection) -> PluginAnswers:
+    """The answers for the new inspection, with the recorded strategy."""
+    return plugin_answers(
+        design,
+        inspection,
+        strategy=check_strategy(old.strategy, inspection, old.graph_id),
+        requirements=check_dependencies(inspection.dependencies).lines(),
+    )
+
+
+def _location(url: str, root: Path) -> str:
+    """Where to fetch from: a URL as it is, a relative folder from the repository root."""
+    if is_git_url(url) or Path(url).is_absolute():
+        return url
+    return str(root / url)
+
+
+def _template_commit(recorded: dict[str, Any], root: Path) -> str:
+    """The template commit the plugin was last rendered from (Copier records it abbreviated)."""
+    commit = str(recorded.get("_commit", ""))
+    return gitops.resolve_commit(root, commit) or commit
+
+
+def _first(files: list[str]) -> str:
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    return files[0] + more

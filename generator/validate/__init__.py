@@ -1,0 +1,6 @@
+"""Validate: does a rendered plugin import and hold a conversation, offline?
+
+``environment`` compares the agent's requirements with what is installed and makes the isolated
+validation environment after approval; ``plugin`` runs the checks of ``smoke`` in a fresh
+interpreter and reports them.
+"""
