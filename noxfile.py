@@ -24,9 +24,12 @@ def install(session: nox.Session, extras: str | None = "dev") -> None:
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole test suite (offline; Bedrock is faked)."""
+    """The whole test suite (offline; Bedrock is faked), on every core: a test file's tests run
+    in one worker, so its module fixtures are built once. ``-- ARGS`` go to pytest (``-- -n 0``
+    runs in one process, ``-- -m "not slow"`` skips the long end-to-end tests)."""
     install(session)
-    session.run("pytest", *session.posargs, env={"AWS_EC2_METADATA_DISABLED": "true"})
+    env = {"AWS_EC2_METADATA_DISABLED": "true"}
+    session.run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

@@ -14,8 +14,17 @@ from pathlib import Path
 
 from generator.errors import AgentImportError
 
-#: Git never stops to ask a question, never pages, and writes plain English.
-_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
+#: Git never stops to ask a question, never pages, and writes plain English. Commits are made as
+#: someone configured or named in the environment, never as a name git guessed from the login and
+#: the host name (``user.useConfigOnly``).
+_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "LC_ALL": "C",
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "user.useConfigOnly",
+    "GIT_CONFIG_VALUE_0": "true",
+}
 
 
 def git(root: Path, *args: str, stdin: str | None = None) -> str:
@@ -101,9 +110,18 @@ def current_branch(root: Path) -> str | None:
         return None
 
 
-def check_new_branch(root: Path, name: str) -> None:
-    """Refuse a branch name git would not take, or a branch that exists and is not checked out
-    (a second plugin of ``update --all`` commits onto the branch the first one created)."""
+def check_branch_commit(root: Path, name: str) -> None:
+    """Refuse, before anything is written, a commit on ``name`` that could not be made: git has
+    no identity to commit as (never made up: the commit goes to review under a real name), the
+    name is not one git takes, or the branch exists and is not checked out (a second plugin of
+    ``update --all`` commits onto the branch the first one created)."""
+    if any(query(root, "var", f"GIT_{who}_IDENT") is None for who in ("AUTHOR", "COMMITTER")):
+        raise AgentImportError(
+            "git has no identity to commit with: set one with "
+            '`git config --global user.name "Your Name"` and '
+            "`git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/EMAIL and "
+            "GIT_COMMITTER_NAME/EMAIL)"
+        )
     try:
         git(root, "check-ref-format", "--branch", name)
     except AgentImportError:
@@ -120,7 +138,7 @@ def check_new_branch(root: Path, name: str) -> None:
 def commit_on_branch(root: Path, branch: str, folder: Path, message: str) -> str:
     """Commit everything under ``folder`` (and only that) on ``branch``, created from HEAD
     unless it is the checked-out branch already; the new commit's sha."""
-    check_new_branch(root, branch)
+    check_branch_commit(root, branch)
     if current_branch(root) != branch:
         git(root, "switch", "--quiet", "--create", branch)
     git(root, "add", "--all", "--", str(folder))

@@ -94,7 +94,7 @@ def import_agent(
     if options.branch is not None:
         if options.dry_run:
             raise AgentImportError("--branch commits the plugin; a dry run writes nothing")
-        gitops.check_new_branch(root, options.branch)
+        gitops.check_branch_commit(root, options.branch)
     step = Steps(progress)
     template = find_template(root)
     plugins_dir = root / PLUGINS_FOLDER

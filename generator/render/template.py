@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -147,23 +149,57 @@ def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderR
 
     if dest.exists():
         raise AgentImportError(f"{dest} already exists")
-    try:
-        # Copier records src_path as given and resolves it against the working directory later,
-        # so it runs from the repository root, as `copier update` will.
-        with contextlib.chdir(template.root):
-            run_copy(
-                TEMPLATE_SRC_PATH,
-                str(dest),
-                data=answers.model_dump(mode="json"),
-                vcs_ref=template.commit,
-                defaults=True,
-                quiet=True,
-            )
-    except ValueError as exc:  # a validator of copier.yml refused an answer
-        raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
+    # Copier records src_path as given and resolves it against the working directory later, so
+    # it runs from the repository root, as `copier update` will.
+    with _copier(template.root):
+        run_copy(
+            TEMPLATE_SRC_PATH,
+            str(dest),
+            data=answers.model_dump(mode="json"),
+            vcs_ref=template.commit,
+            defaults=True,
+            quiet=True,
+        )
     _check_answers_file(dest, template)
     files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
     return RenderResult(folder=dest, files=files, template_commit=template.commit)
+
+
+def update(
+    folder: Path, *, template: Template, data: dict[str, Any] | None, exclude: list[str]
+) -> None:
+    """``copier update`` of a plugin folder to ``template``: a 3-way merge that keeps hand edits,
+    conflicts left inline. ``data`` None re-renders with the recorded answers; files matching
+    ``exclude`` are neither rendered nor merged."""
+    from copier import run_update  # imported here: it costs most of a second
+
+    with _copier(template.root), warnings.catch_warnings():
+        # Copier warns about a dirty template; find_template reports it in one line.
+        warnings.simplefilter("ignore")
+        run_update(
+            str(folder.relative_to(template.root)),
+            data=data,
+            vcs_ref=template.commit,
+            defaults=True,
+            overwrite=True,
+            conflict="inline",
+            quiet=True,
+            exclude=exclude,
+        )
+
+
+@contextlib.contextmanager
+def _copier(root: Path) -> Iterator[None]:
+    """Run Copier from the repository root, its refusals as one-line ``AgentImportError``s."""
+    from copier.errors import UserMessageError
+
+    try:
+        with contextlib.chdir(root):
+            yield
+    except UserMessageError as exc:
+        raise AgentImportError(f"copier refused: {exc}") from None
+    except ValueError as exc:  # a validator of copier.yml refused an answer
+        raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
 
 
 def agent_shape(graph: Graph) -> dict[str, Any]:

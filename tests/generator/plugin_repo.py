@@ -8,12 +8,16 @@ have names of their own, since one test process may load several of them.
 
 from __future__ import annotations
 
+import atexit
 import base64
+import contextlib
+import functools
 import hashlib
 import json
 import re
 import shutil
 import subprocess
+import tempfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -183,16 +187,18 @@ def counter_agent(package: str) -> dict[str, str]:
 
 class ImportedPlugin:
     """A runtime repository with ``counter_agent`` imported as ``counter`` and committed, and
-    the agent's own repository, to change either and update (offline designs)."""
+    the agent's own repository beside it, to change either and update (offline designs).
+
+    The import runs once per package name in a test session; each test gets its own copy of
+    both repositories (the answers record the agent as ``../agent``, so the copy points at its
+    own agent)."""
 
     plugin_id = "counter"
 
     def __init__(self, tmp_path: Path, *, package: str) -> None:
-        package = re.sub(r"\W", "_", package)
-        self.repo = runtime_repo(tmp_path / "repo")
-        self.agent = agent_repo(tmp_path / "agent", counter_agent(package))
-        import_agent(options(self.agent, self.plugin_id), root=self.repo)
-        commit_all(self.repo, f"import {self.plugin_id}")
+        made = _imported_counter(re.sub(r"\W", "_", package), self.plugin_id)
+        self.repo = shutil.copytree(made / "repo", tmp_path / "repo", symlinks=True)
+        self.agent = shutil.copytree(made / "agent", tmp_path / "agent", symlinks=True)
         self.plugin = self.repo / PLUGINS_FOLDER / self.plugin_id
 
     def screen(self, name: str) -> dict[str, Any]:
@@ -226,6 +232,19 @@ class ImportedPlugin:
 
     def head(self) -> str:
         return git(self.repo, "rev-parse", "HEAD")
+
+
+@functools.cache
+def _imported_counter(package: str, plugin_id: str) -> Path:
+    """``repo/`` with ``agent/``'s counter agent imported and committed, made once."""
+    folder = Path(tempfile.mkdtemp(prefix="imported-counter-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    repo = runtime_repo(folder / "repo")
+    agent_repo(folder / "agent", counter_agent(package))
+    with contextlib.chdir(repo):
+        import_agent(options(Path("..") / "agent", plugin_id), root=repo)
+    commit_all(repo, f"import {plugin_id}")
+    return folder
 
 
 FACTORIES = {

@@ -97,15 +97,23 @@ def test_all_template_only_updates_every_imported_plugin_and_skips_hand_written_
         assert readme.read_text().endswith(FOOTER)
 
 
+def import_on_branch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str
+) -> tuple[int, Path, Path, str]:
+    """``agent-import import --branch add-echo`` of an echo agent in a new runtime repository:
+    the exit code, the repository, the agent and the repository's HEAD before."""
+    repo = runtime_repo(tmp_path / "repo")
+    agent = agent_repo(tmp_path / "echo", echo_agent(package))
+    monkeypatch.chdir(repo)
+    before = git(repo, "rev-parse", "HEAD")
+    code = main(["import", str(agent), "--plugin-id", "echo", "--offline", "--branch", "add-echo"])
+    return code, repo, agent, before
+
+
 def test_import_branch_makes_one_commit_of_the_plugin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    repo = runtime_repo(tmp_path / "repo")
-    agent = agent_repo(tmp_path / "echo", echo_agent("echo_branch"))
-    monkeypatch.chdir(repo)
-    before = git(repo, "rev-parse", "HEAD")
-
-    code = main(["import", str(agent), "--plugin-id", "echo", "--offline", "--branch", "add-echo"])
+    code, repo, agent, before = import_on_branch(tmp_path, monkeypatch, "echo_branch")
 
     assert code == 0
     assert "committed" in capsys.readouterr().out
@@ -117,6 +125,22 @@ def test_import_branch_makes_one_commit_of_the_plugin(
     assert git(repo, "status", "--porcelain") == ""
     changed = git(repo, "show", "--name-only", "--format=", "add-echo").splitlines()
     assert all(name.startswith("runtime/plugins/echo/") for name in changed)
+
+
+@pytest.mark.usefixtures("no_git_identity")
+def test_import_branch_without_a_git_identity_says_how_to_set_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, repo, _, before = import_on_branch(tmp_path, monkeypatch, "echo_no_identity")
+
+    assert code == 1
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(errors) == 1
+    assert "git has no identity to commit with" in errors[0]
+    assert "git config --global user.email" in errors[0]
+    assert git(repo, "rev-parse", "HEAD") == before
+    assert git(repo, "branch", "--list", "add-echo") == ""
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def test_a_plain_copier_update_keeps_hand_edits(imported: ImportedPlugin) -> None:

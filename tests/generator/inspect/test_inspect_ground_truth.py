@@ -41,6 +41,10 @@ PROBE = r"""
 import asyncio, importlib, inspect, json, sys, typing
 from pathlib import Path
 
+# Imported once, before the loop, so that only the fixtures' own modules are dropped after each
+# graph: re-importing LangGraph per graph cost most of this test's time.
+import langchain_core.messages, langchain_core.runnables, langgraph.graph, langgraph.types
+
 def probe(root, roots, path, export):
     sys.path[:0] = [str(Path(root, r)) for r in roots]
     file = Path(root, path).resolve()

@@ -54,8 +54,8 @@ VOWELS = with_vowels()
 
 
 @pytest.fixture
-def setup(tmp_path: Path, request: pytest.FixtureRequest) -> ImportedPlugin:
-    return ImportedPlugin(tmp_path, package=f"counter_{request.node.name[:40]}")
+def setup(tmp_path: Path) -> ImportedPlugin:
+    return ImportedPlugin(tmp_path, package="counter_update")
 
 
 def worktree(repo: Path) -> dict[str, bytes]:

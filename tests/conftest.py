@@ -1,0 +1,39 @@
+"""What every test shares: git that never reads the developer's configuration.
+
+Tests make real git repositories and commits. They must pass on a machine with no git identity
+(CI, a new laptop) and must not depend on, or write with, the developer's own: git reads no
+global or system configuration, and commits are made as the test identity below, from the
+environment, which subprocesses inherit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+TEST_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hermetic_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    config = tmp_path_factory.mktemp("git") / "gitconfig"
+    config.write_text("")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GIT_CONFIG_GLOBAL", str(config))
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        for name, value in TEST_IDENTITY.items():
+            patch.setenv(name, value)
+        yield
+
+
+@pytest.fixture
+def no_git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine where git knows nobody: no configuration, no identity in the environment."""
+    for name in [*TEST_IDENTITY, "EMAIL"]:
+        monkeypatch.delenv(name, raising=False)
