@@ -52,7 +52,7 @@ def test_generated_python_passes_the_projects_own_lint_and_types(
     import_agent(options(agent, "linted_port", strategy="port"), root=repo)
     generated = [str(p) for p in (repo / PLUGINS_FOLDER).glob("*/*.py")]
     assert len(generated) == 7
-    project = Path(__file__).resolve().parents[2]
+    project = ROOT
     first_party = "lint.isort.known-first-party = ['runtime', 'generator']"
     settings = ["--config", str(project / "pyproject.toml"), "--config", first_party]
 
