@@ -35,7 +35,7 @@ pytest.importorskip("langchain")
 pytest.importorskip("langchain_openai")
 pytest.importorskip("langchain_anthropic")
 #: Imports validate each agent in a child interpreter; servers import every agent at start-up.
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 TEMPLATES = ("react_context", "factory_runtime", "enrichment_input")
