@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> None:
         print(f"agent: {agent}; turn: {turn_text(agent)!r}")
         with server(plugins_dir) as (address, _):
             for sessions, turns in ((10, 20), (100, 5)):
-                load(address, agent, sessions, turns)
+                load([address], agent, sessions, turns)
             overhead(address, agent, plugins_dir)
         startup(trivial_dir)
 
@@ -90,10 +90,10 @@ def generate_plugins(folder: Path, count: int) -> Path:
 
 
 @contextmanager
-def server(plugins_dir: Path | None) -> Iterator[tuple[str, float]]:
-    """``a2ui-runtime serve`` in a subprocess; yields its address and its start-up seconds."""
+def server(plugins_dir: Path | None, *args: str) -> Iterator[tuple[str, float]]:
+    """``a2ui-runtime serve [ARGS]`` in a subprocess; yields its address and start-up seconds."""
     port = free_port()
-    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port)]
+    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *args]
     command += ["--log-level", "WARNING"]
     if plugins_dir is not None:
         command += ["--plugins-dir", str(plugins_dir)]
@@ -142,18 +142,23 @@ async def session(address: str, agent: str, turns: int, deadline: float) -> list
     return latencies
 
 
-def load(address: str, agent: str, sessions: int, turns: int) -> None:
+def load(addresses: Sequence[str], agent: str, sessions: int, turns: int, label: str = "") -> None:
+    """``sessions`` concurrent sessions spread over ``addresses`` in turn (as a load balancer)."""
+
     async def run() -> tuple[list[float], float]:
         deadline = time.monotonic() + LOAD_BUDGET_S
         started = time.perf_counter()
         results = await asyncio.gather(
-            *(session(address, agent, turns, deadline) for _ in range(sessions))
+            *(
+                session(addresses[n % len(addresses)], agent, turns, deadline)
+                for n in range(sessions)
+            )
         )
         return [lat for lats in results for lat in lats], time.perf_counter() - started
 
     latencies, elapsed = asyncio.run(run())
     print(
-        f"{sessions:>3} sessions x {turns} turns: {len(latencies) / elapsed:7.1f} turns/s, "
+        f"{label}{sessions:>3} sessions x {turns} turns: {len(latencies) / elapsed:7.1f} turns/s, "
         f"p50 {percentile(latencies, 50):6.1f} ms, p95 {percentile(latencies, 95):6.1f} ms "
         f"({len(latencies)} turns in {elapsed:.1f} s, connections and welcomes included)"
     )

@@ -55,7 +55,7 @@ from psycopg_pool import ConnectionPool
 MEMORY: Final = "memory"
 SQLITE_PREFIX: Final = "sqlite:"
 POSTGRES_SCHEMES: Final = ("postgres://", "postgresql://")
-#: What ``--checkpointer`` accepts, for help texts and error messages.
+#: What ``--checkpointer`` accepts, for error messages.
 FORMS: Final = "'memory', 'sqlite:PATH' or 'postgresql://USER@HOST:PORT/DB'"
 #: Connections one process keeps to PostgreSQL; graphs run in worker threads and the checkpointer
 #: serialises its own use of the pool, so a few are plenty.

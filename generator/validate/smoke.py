@@ -127,12 +127,16 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 
 def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
     from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
 
     from runtime import offline_models as offline
+    from runtime.plugin_store import PluginStore
 
     offline.install()
     plugin = _load(folder)
-    graph = plugin.build_graph().compile(checkpointer=InMemorySaver())
+    # Compiled as the runtime compiles it: agents that keep memories find a store.
+    store = PluginStore(InMemoryStore(), plugin.plugin_id)
+    graph = plugin.build_graph().compile(checkpointer=InMemorySaver(), store=store)
     config: dict[str, Any] = {"configurable": {"thread_id": "smoke"}}
     transcript: list[str] = []
     first = {**plugin.create_initial_state(), "outbox": None}

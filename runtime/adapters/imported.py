@@ -267,8 +267,9 @@ class AgentPlugin(ImportedPlugin):
 
         async def read() -> Any:
             config = RunnableConfig(configurable=self._environment(None).configurable)
-            # Outside a run there is no store to lend; reading schemas writes nothing.
-            async with graph_for_run(self.export, config, schema_runtime(InMemoryStore())) as graph:
+            # Outside a run there is no store: reading schemas executes nothing, so an empty one.
+            reading = schema_runtime(InMemoryStore())
+            async with graph_for_run(self.export, config, reading) as graph:
                 return graph.context_schema
 
         return asyncio.run(read())

@@ -46,8 +46,8 @@ class AgentLoadError(ImportError):
 
 
 def server_runtime(*, context: Any, user: BaseUser | None, store: BaseStore) -> ServerRuntime[Any]:
-    """What the server passes a factory for a run: ``context`` is the run's context values,
-    ``store`` the plugin's view of the runtime's store."""
+    """What the server passes a factory for a run: the run's context, the user and ``store`` (the
+    plugin's view of the runtime's store)."""
     return _ExecutionRuntime(
         access_context="threads.create_run", store=store, context=context, user=user
     )

@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("langchain_openai")
 pytest.importorskip("langchain_anthropic")
+#: One child interpreter importing LangChain and two providers.
+pytestmark = pytest.mark.slow
 
 SCRIPT = textwrap.dedent(
     """

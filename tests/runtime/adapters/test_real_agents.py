@@ -35,7 +35,7 @@ pytest.importorskip("langchain")
 pytest.importorskip("langchain_openai")
 pytest.importorskip("langchain_anthropic")
 #: Imports validate each agent in a child interpreter; servers import every agent at start-up.
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 TEMPLATES = ("react_context", "factory_runtime", "enrichment_input")
@@ -226,9 +226,6 @@ def test_a_user_header_is_ignored_unless_the_runtime_trusts_it(
     assert spoofed.startswith("Hello a guest ")
 
 
-@pytest.mark.xfail(
-    reason="needs the LangGraph store compiled into graphs (the persistence branch)", strict=True
-)
 def test_a_memory_agent_recalls_facts_per_user_across_sessions_and_restarts(
     workdir: Path,
 ) -> None:
