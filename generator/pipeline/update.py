@@ -49,6 +49,7 @@ from generator.render.template import (
     plugin_answers,
     read_answers,
 )
+from generator.render.template_repo import copier_source, replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate.environment import check_dependencies, env_python
@@ -236,7 +237,7 @@ class _Plan(BaseModel):
 
 def _template_plan(recorded: dict[str, Any], template: Template, root: Path) -> _Plan:
     """Re-render with the recorded answers: Copier merges every file, screens included."""
-    previous = _template_commit(recorded, root)
+    previous = _template_commit(recorded, root, template)
     commit = str(recorded.get("source_commit", ""))
     changes = Changes(
         source=_source_label(str(recorded.get("source_url", "")), recorded.get("source_ref")),
@@ -284,7 +285,7 @@ def _agent_plan(
             design = _recorded_design(old)
             note.append("state fields and nodes unchanged: screens kept")
     new = _new_answers(old, design, inspection)
-    previous = _template_commit(recorded, root)
+    previous = _template_commit(recorded, root, template)
     up_to_date = new == old and previous == template.commit and not source.dirty
     vendored = None
     if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
@@ -394,6 +395,8 @@ def _copier_update(
     from copier import run_update  # imported here: it costs most of a second
     from copier.errors import UserMessageError
 
+    # The template's own repository, recorded in the answers as _src_path (template_repo.py).
+    source = copier_source(root, template.commit)
     try:
         with contextlib.chdir(root), warnings.catch_warnings():
             # Copier warns about a dirty template; find_template reports it in one line.
@@ -401,7 +404,7 @@ def _copier_update(
             run_update(
                 str(folder.relative_to(root)),
                 data=data,
-                vcs_ref=template.commit,
+                vcs_ref=source.commit,
                 defaults=True,
                 overwrite=True,
                 conflict="inline",
@@ -531,10 +534,11 @@ def _location(url: str, root: Path) -> str:
     return str(root / url)
 
 
-def _template_commit(recorded: dict[str, Any], root: Path) -> str:
-    """The template commit the plugin was last rendered from (Copier records it abbreviated)."""
+def _template_commit(recorded: dict[str, Any], root: Path, template: Template) -> str:
+    """The commit here whose template the plugin was last rendered from (Copier records the
+    template repository's commit, abbreviated)."""
     commit = str(recorded.get("_commit", ""))
-    return gitops.resolve_commit(root, commit) or commit
+    return replayed_from(root, commit, current=template.commit) or commit
 
 
 def _parse_screen(text: str, file: str) -> dict[str, Any]:

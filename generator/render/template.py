@@ -1,10 +1,11 @@
 """Render: a ``Design`` plus what was inspected → one plugin folder, through the Copier template.
 
 The template is this repository's own (``copier.yml`` at the root, ``_subdirectory:
-copier-template``), rendered at the last commit that touched it, from the repository root with
-``src_path="."``: that is what gets recorded in the plugin's ``.copier-answers.yml``, so a plain
-``copier update runtime/plugins/<id> --defaults`` from the root works later. ``PluginAnswers`` is
-exactly the template's questions; every answer is data (JSON types), never code.
+copier-template``) at the last commit that touched it, rendered from its own small repository
+(``template_repo``), from the repository root: that is what gets recorded in the plugin's
+``.copier-answers.yml``, so a plain ``copier update runtime/plugins/<id> --defaults`` from the root
+works later. ``PluginAnswers`` is exactly the template's questions; every answer is data (JSON
+types), never code.
 
 ``render`` writes into a folder the caller chose (a staging folder: see ``staging.py``); it never
 touches ``runtime/plugins/`` itself.
@@ -27,12 +28,13 @@ from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
+from generator.render.template_repo import (
+    TEMPLATE_CONFIG,
+    TEMPLATE_FOLDER,
+    TemplateSource,
+    copier_source,
+)
 from runtime.layout import ANSWERS_FILE, Strategy
-
-TEMPLATE_CONFIG = "copier.yml"
-TEMPLATE_FOLDER = "copier-template"
-#: What Copier records as the template's location: the repository root, as seen from itself.
-TEMPLATE_SRC_PATH = "."
 
 
 class Template(BaseModel):
@@ -147,21 +149,22 @@ def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderR
 
     if dest.exists():
         raise AgentImportError(f"{dest} already exists")
+    source = copier_source(template.root, template.commit)
     try:
         # Copier records src_path as given and resolves it against the working directory later,
         # so it runs from the repository root, as `copier update` will.
         with contextlib.chdir(template.root):
             run_copy(
-                TEMPLATE_SRC_PATH,
+                source.src_path,
                 str(dest),
                 data=answers.model_dump(mode="json"),
-                vcs_ref=template.commit,
+                vcs_ref=source.commit,
                 defaults=True,
                 quiet=True,
             )
     except ValueError as exc:  # a validator of copier.yml refused an answer
         raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
-    _check_answers_file(dest, template)
+    _check_answers_file(dest, template.root, source)
     files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
     return RenderResult(folder=dest, files=files, template_commit=template.commit)
 
@@ -205,14 +208,14 @@ def read_answers(folder: Path) -> dict[str, Any]:
     return data
 
 
-def _check_answers_file(dest: Path, template: Template) -> None:
+def _check_answers_file(dest: Path, root: Path, source: TemplateSource) -> None:
     """The recorded template location and version must resolve from the root, as
     ``copier update`` will resolve them; otherwise every later update would fail."""
     answers = read_answers(dest)
     src_path, commit = str(answers.get("_src_path", "")), str(answers.get("_commit", ""))
-    resolved = gitops.resolve_commit(template.root, commit)
-    if not (template.root / src_path / TEMPLATE_CONFIG).is_file() or resolved != template.commit:
+    resolved = gitops.resolve_commit(root / src_path, commit) if src_path else None
+    if src_path != source.src_path or resolved != source.commit:
         raise AgentImportError(
             f"{ANSWERS_FILE} records _src_path={src_path!r} _commit={commit!r}, "
-            f"which do not resolve to the template at {template.commit[:12]}"
+            f"which do not resolve to the template at {source.commit[:12]}"
         )

@@ -24,8 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
 from generator.models import Dependency
+from generator.repository import LOCAL_FOLDER
 
-ENVS_FOLDER = Path(".agent-import") / "envs"
+ENVS_FOLDER = LOCAL_FOLDER / "envs"
 INSTALL_TIMEOUT_S = 600.0
 
 
