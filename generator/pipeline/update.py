@@ -9,8 +9,9 @@ check → fetch → inspect → design → render → validate → commit:
 * **design** again only when the agent's state fields or nodes changed; otherwise the recorded
   design is kept, so an upstream bug fix never reshuffles reviewed screens;
 * **render**: ``copier update`` with the new answers (a 3-way merge that keeps hand edits in
-  every file the template renders) except the screens, which ``screen_merge`` merges by
-  component id; the vendored ``src/`` is replaced (the template never renders it);
+  every file the template renders); the screens, which the generator writes, are merged by
+  component id (``screen_merge``) against the ones last generated, which git keeps by the blob
+  ids the answers record (``screen_files``); the vendored ``src/`` is replaced;
 * **validate** the result offline, as an import does;
 * **commit** (``branch``): one commit of the plugin folder, whose message summarises the change.
 
@@ -40,6 +41,7 @@ from generator.inspect import inspect_source
 from generator.models import Inspection
 from generator.pipeline.importer import check_strategy, design_screens
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.screen_files import Screen, generated_screens, screens_of
 from generator.render.screens import ScreenMerge, format_screen, merge_screen
 from generator.render.template import (
     PluginAnswers,
@@ -56,7 +58,7 @@ from generator.validate.environment import check_dependencies, env_python
 from generator.validate.plugin import Report, validate
 from runtime.a2ui import InvalidScreenError, load_screens
 from runtime.a2ui.validate import ValidationIssue
-from runtime.layout import ANSWERS_FILE, SCREENS_FOLDER, SOURCE_FOLDER
+from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
 
 #: What ``copier update`` leaves to ``screen_merge`` (relative to the plugin folder).
 SCREEN_FILES = f"{SCREENS_FOLDER}/*.json"
@@ -236,7 +238,8 @@ class _Plan(BaseModel):
 
 
 def _template_plan(recorded: dict[str, Any], template: Template, root: Path) -> _Plan:
-    """Re-render with the recorded answers: Copier merges every file, screens included."""
+    """Re-render with the recorded answers: Copier merges every file it renders (the screens
+    are the generator's, left as they are)."""
     previous = _template_commit(recorded, root, template)
     commit = str(recorded.get("source_commit", ""))
     changes = Changes(
@@ -271,6 +274,7 @@ def _agent_plan(
         note.append(inspected(inspection))
     graph = select_graph(inspection, old.graph_id)
     shape = _shape_changes(old.agent_shape, agent_shape(graph))
+    base = generated_screens(root, old.screens)
     with step("design") as note:
         if shape:
             design = design_screens(
@@ -282,9 +286,12 @@ def _agent_plan(
             )
             note.append(designed(design))
         else:
-            design = _recorded_design(old)
+            design = _recorded_design(old, base, root / PLUGINS_FOLDER / old.plugin_id)
             note.append("state fields and nodes unchanged: screens kept")
     new = _new_answers(old, design, inspection)
+    new_screens = screens_of(design) if shape else base
+    if not shape:  # the recorded design: its screens are the ones generated last time
+        new = new.model_copy(update={"screens": old.screens})
     previous = _template_commit(recorded, root, template)
     up_to_date = new == old and previous == template.commit and not source.dirty
     vendored = None
@@ -304,8 +311,8 @@ def _agent_plan(
     )
     return _Plan(
         data=new.model_dump(mode="json"),
-        base_screens=old.screens,
-        new_screens=new.screens,
+        base_screens=base,
+        new_screens=new_screens,
         vendored=vendored,
         changes=changes,
         up_to_date=up_to_date,
@@ -315,7 +322,7 @@ def _agent_plan(
 def _apply(plan: _Plan, root: Path, folder: Path, template: Template) -> list[ValidationIssue]:
     """Render the plan into ``folder``; the conflicts left in it, file by file."""
     merges = _merge_screens(plan, root, folder)
-    _copier_update(root, folder, template, data=plan.data, merge_screens=bool(merges))
+    _copier_update(root, folder, template, data=plan.data)
     conflicts = [
         ValidationIssue(file=path, message="conflicting lines: resolve the <<<<<<< markers")
         for path in gitops.conflicted_files(root, folder)
@@ -385,12 +392,11 @@ def _copier_update(
     template: Template,
     *,
     data: dict[str, Any] | None,
-    merge_screens: bool,
 ) -> None:
     """``copier update`` of ``folder`` to ``template``, from the root as Copier recorded it.
 
-    With ``merge_screens`` the screen files are excluded: Copier neither renders nor merges
-    them, ``screen_merge`` does.
+    The screen files are excluded: the generator writes them (``screen_files``) and merges them
+    (``screen_merge``); Copier neither renders, merges nor deletes them.
     """
     from copier import run_update  # imported here: it costs most of a second
     from copier.errors import UserMessageError
@@ -409,7 +415,7 @@ def _copier_update(
                 overwrite=True,
                 conflict="inline",
                 quiet=True,
-                exclude=[SCREEN_FILES] if merge_screens else [],
+                exclude=[SCREEN_FILES],
             )
     except UserMessageError as exc:
         raise AgentImportError(f"copier update refused: {exc}") from None
@@ -468,12 +474,16 @@ def _recorded_answers(recorded: dict[str, Any]) -> PluginAnswers:
         ) from None
 
 
-def _recorded_design(old: PluginAnswers) -> Design:
-    """The design the plugin was last rendered from, as its answers record it."""
+def _recorded_design(old: PluginAnswers, base: dict[str, Screen], folder: Path) -> Design:
+    """The design the plugin was last rendered from: its answers, and the screens as generated
+    (a screen git no longer has is taken from the folder)."""
+    screens = {
+        name: base[name] if name in base else _current_screen(folder, name) for name in old.screens
+    }
     try:
         return Design.model_validate(
             {
-                **old.screens,
+                **screens,
                 "plugin_id": old.plugin_id,
                 "graph_id": old.graph_id,
                 "title": old.title,
@@ -539,6 +549,15 @@ def _template_commit(recorded: dict[str, Any], root: Path, template: Template) -
     template repository's commit, abbreviated)."""
     commit = str(recorded.get("_commit", ""))
     return replayed_from(root, commit, current=template.commit) or commit
+
+
+def _current_screen(folder: Path, name: str) -> Screen:
+    path = folder / SCREENS_FOLDER / f"{name}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AgentImportError(f"cannot read the screen: {exc.strerror}", file=str(path)) from None
+    return _parse_screen(text, str(path))
 
 
 def _parse_screen(text: str, file: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
+from generator.render.screen_files import Screen, screen_ids, screens_of, write_screens
 from generator.render.template_repo import (
     TEMPLATE_CONFIG,
     TEMPLATE_FOLDER,
@@ -69,7 +70,9 @@ class PluginAnswers(BaseModel):
     output_field: str
     result_fields: list[str]
     initial_domain_state: dict[str, Any]
-    screens: dict[str, dict[str, Any]]
+    screens: dict[str, str] = Field(
+        description="The screens as generated: each file's git blob id (screen_files.py)."
+    )
     requirements: list[str]
     agent_shape: dict[str, Any]
     inspection_digest: str
@@ -135,7 +138,7 @@ def plugin_answers(
         output_field=design.output_field,
         result_fields=sorted(design.initial_domain_state.get(STATE_KEY) or {}),
         initial_domain_state=design.initial_domain_state,
-        screens={name: screen.model_dump(mode="json") for name, screen in design.screens().items()},
+        screens=screen_ids(screens_of(design)),
         requirements=requirements,
         agent_shape=agent_shape(graph),
         inspection_digest=inspection_digest(inspection),
@@ -143,8 +146,11 @@ def plugin_answers(
     )
 
 
-def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderResult:
-    """Render the plugin folder into ``dest`` (which must not exist yet) with Copier."""
+def render(
+    answers: PluginAnswers, *, screens: dict[str, Screen], template: Template, dest: Path
+) -> RenderResult:
+    """Render the plugin folder into ``dest`` (which must not exist yet) with Copier, and write
+    its ``screens`` (the ones ``answers`` records)."""
     from copier import run_copy  # imported here: it costs most of a second
 
     if dest.exists():
@@ -164,6 +170,7 @@ def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderR
             )
     except ValueError as exc:  # a validator of copier.yml refused an answer
         raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
+    write_screens(dest, screens)
     _check_answers_file(dest, template.root, source)
     files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
     return RenderResult(folder=dest, files=files, template_commit=template.commit)

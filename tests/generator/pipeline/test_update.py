@@ -109,6 +109,25 @@ def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(
     assert f"runtime/plugins/{PLUGIN}/screens/result.json" in result.files
 
 
+def test_a_generated_screen_git_no_longer_has_merges_as_conflicts_never_over_a_hand_edit(
+    setup: ImportedPlugin,
+) -> None:
+    setup.edit_screen("result", "title", text="Your sentence, counted")
+    answers_file = setup.plugin / ".copier-answers.yml"
+    generated = setup.answers()["screens"]["result"]
+    answers_file.write_text(answers_file.read_text().replace(generated, "0" * 40))
+    commit_all(setup.repo, "as after a squash: the generated result screen is in no commit")
+    setup.change_upstream(VOWELS)
+
+    result = setup.update()
+
+    file = f"runtime/plugins/{PLUGIN}/screens/result.json"
+    assert result.status == "conflicts"
+    assert {c.file for c in result.conflicts} == {file}
+    assert ("title", "text") in [(c.component_id, c.property) for c in result.conflicts]
+    assert "Your sentence, counted" in (setup.repo / file).read_text()
+
+
 def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: ImportedPlugin) -> None:
     screens = {name: setup.screen(name) for name in ("welcome", "result")}
     graph = (setup.agent / "graph.py").read_text()
