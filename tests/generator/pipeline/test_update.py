@@ -115,7 +115,7 @@ def test_a_generated_screen_git_no_longer_has_merges_as_conflicts_never_over_a_h
     setup.edit_screen("result", "title", text="Your sentence, counted")
     answers_file = setup.plugin / ".copier-answers.yml"
     generated = setup.answers()["screens"]["result"]
-    answers_file.write_text(answers_file.read_text().replace(generated, "0" * 40))
+    answers_file.write_text(answers_file.read_text().replace(generated, "deadbeef" * 5))
     commit_all(setup.repo, "as after a squash: the generated result screen is in no commit")
     setup.change_upstream(VOWELS)
 
