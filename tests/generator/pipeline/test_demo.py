@@ -13,7 +13,7 @@ import pytest
 from generator.errors import AgentImportError
 from generator.pipeline.demo import clone_repository, run_demo
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def plugins_status() -> str:
