@@ -12,6 +12,10 @@ from generator.errors import AgentImportError
 from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
 from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER
 
+#: agent-import's local folder in the repository (validation environments, the template's own
+#: repository): never committed.
+LOCAL_FOLDER = Path(".agent-import")
+
 
 def check_plugin_id(plugin_id: str) -> None:
     """Refuse an id the runtime would not serve (and that could name a path elsewhere)."""

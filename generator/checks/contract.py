@@ -15,7 +15,9 @@ plugin declares itself imported by setting ``STRATEGY`` in its manifest (the tem
 counts as imported too, so deleting either marker alone is caught. An imported plugin needs
 ``.copier-answers.yml`` with Copier's ``_src_path`` and ``_commit``, and a ``plugin_id``,
 ``strategy``, ``graph_id`` and ``source_commit`` that agree with the folder, the manifest and
-``agent.json``; and ``agent.json``, ``requirements.txt`` and the vendored ``src/``.
+``agent.json``, and ``screens`` recording each screen file by its git blob id as generated (the
+base of the next update's merge); and ``agent.json``, ``requirements.txt`` and the vendored
+``src/``. The offline smoke test is not part of the folder: ``plugins`` runs it on every plugin.
 Hand-written plugins (``mortgage``, ``lost_card``) set no ``STRATEGY`` and have no answers file.
 
 A path belongs to the plugin folder named by the segment after its first ``plugins`` segment
@@ -39,7 +41,13 @@ import yaml
 
 import runtime
 from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
-from runtime.layout import AGENT_FILE, ANSWERS_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
+from runtime.layout import (
+    AGENT_FILE,
+    ANSWERS_FILE,
+    REQUIREMENTS_FILE,
+    SCREENS_FOLDER,
+    SOURCE_FOLDER,
+)
 
 PLUGINS_SEGMENT = "plugins"
 MANIFEST = "__init__.py"
@@ -169,6 +177,16 @@ def _answers_problems(
     commit = answers.get("source_commit", "")
     if commit and not (isinstance(commit, str) and _SHA.fullmatch(commit)):
         yield f"{path}: source_commit {commit!r} is not a full commit sha"
+    screens = answers.get("screens")
+    if not isinstance(screens, dict):
+        screens = {}
+        yield f"{path}: screens must map each screen's name to its git blob id"
+    for name, blob in screens.items():
+        screen = folder / SCREENS_FOLDER / f"{name}.json"
+        if not (isinstance(blob, str) and _SHA.fullmatch(blob)):
+            yield f"{path}: screens.{name} must be the git blob id of {screen.name} as generated"
+        if not screen.is_file():
+            yield f"{screen}: missing ({ANSWERS_FILE} records it)"
     agent = folder / AGENT_FILE
     try:
         spec = json.loads(agent.read_text(encoding="utf-8")) if agent.is_file() else {}

@@ -15,7 +15,7 @@ from generator import __version__
 from generator.errors import AgentImportError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: list[str] = ["inspect", "design", "import_", "update", "validate", "demo"]
+COMMANDS: list[str] = ["inspect", "design", "import_", "update", "validate", "template", "demo"]
 
 
 def build_parser() -> argparse.ArgumentParser:

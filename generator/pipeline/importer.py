@@ -22,6 +22,7 @@ from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Inspection
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
 from generator.render.template import PluginAnswers, find_template, plugin_answers, render
 from generator.render.vendor import vendor
@@ -142,7 +143,9 @@ def import_agent(
                 strategy=strategy,
                 requirements=dependencies.lines(),
             )
-            rendered = render(answers, template=template, dest=s.folder)
+            rendered = render(
+                answers, screens=screens_of(screens), template=template, dest=s.folder
+            )
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
             note.append(_settings_summary(answers))

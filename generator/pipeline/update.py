@@ -9,8 +9,9 @@ check → fetch → inspect → design → render → validate → commit:
 * **design** again only when the agent's state fields or nodes changed; otherwise the recorded
   design is kept, so an upstream bug fix never reshuffles reviewed screens;
 * **render**: ``copier update`` with the new answers (a 3-way merge that keeps hand edits in
-  every file the template renders) except the screens, which ``render.screen_files`` merges by
-  component id; the vendored ``src/`` is replaced (the template never renders it);
+  every file the template renders); the screens, which the generator writes, are merged by
+  component id against the ones last generated, which git keeps by the blob ids the answers
+  record (``render.screen_files``); the vendored ``src/`` is replaced;
 * **validate** the result offline, as an import does;
 * **commit** (``branch``): one commit of the plugin folder, whose message summarises the change.
 
@@ -41,9 +42,13 @@ from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
 from generator.render.screen_files import (
     SCREEN_FILES,
+    Screen,
     ScreenFile,
+    generated_screens,
     invalid_screens,
     merge_screen_files,
+    parse_screen,
+    screens_of,
 )
 from generator.render.template import (
     PluginAnswers,
@@ -53,12 +58,13 @@ from generator.render.template import (
     plugin_answers,
     read_answers,
 )
+from generator.render.template_repo import replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate.environment import check_dependencies, env_python
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
-from runtime.layout import ANSWERS_FILE, SOURCE_FOLDER
+from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
 
 Status = Literal["updated", "up_to_date", "conflicts", "invalid"]
 
@@ -193,8 +199,9 @@ class _Plan(BaseModel):
 
 
 def _template_plan(recorded: dict[str, Any], template: Template, root: Path) -> _Plan:
-    """Re-render with the recorded answers: Copier merges every file, screens included."""
-    previous = _template_commit(recorded, root)
+    """Re-render with the recorded answers: Copier merges every file it renders (the screens
+    are the generator's, left as they are)."""
+    previous = _template_commit(recorded, root, template)
     commit = str(recorded.get("source_commit", ""))
     changes = Changes(
         source=source_label(str(recorded.get("source_url", "")), recorded.get("source_ref")),
@@ -230,6 +237,7 @@ def _agent_plan(
         note.append(inspected(inspection))
     graph = select_graph(inspection, old.graph_id)
     shape = shape_changes(old.agent_shape, agent_shape(graph))
+    base = generated_screens(root, old.screens)
     with step("design") as note:
         if shape:
             design = design_screens(
@@ -241,10 +249,13 @@ def _agent_plan(
             )
             note.append(designed(design))
         else:
-            design = _recorded_design(old)
+            design = _recorded_design(old, base, root / PLUGINS_FOLDER / old.plugin_id)
             note.append("state fields and nodes unchanged: screens kept")
     new = _new_answers(old, design, inspection)
-    previous = _template_commit(recorded, root)
+    new_screens = screens_of(design) if shape else base
+    if not shape:  # the recorded design: its screens are the ones generated last time
+        new = new.model_copy(update={"screens": old.screens})
+    previous = _template_commit(recorded, root, template)
     up_to_date = new == old and previous == template.commit and not source.dirty
     vendored = None
     if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
@@ -263,8 +274,8 @@ def _agent_plan(
     )
     return _Plan(
         data=new.model_dump(mode="json"),
-        base_screens=old.screens,
-        new_screens=new.screens,
+        base_screens=base,
+        new_screens=new_screens,
         vendored=vendored,
         changes=changes,
         up_to_date=up_to_date,
@@ -275,13 +286,11 @@ def _apply(
     plan: _Plan, root: Path, folder: Path, template: Template
 ) -> tuple[list[ValidationIssue], list[str]]:
     """Render the plan into ``folder``: the conflicts left in it, file by file, and the screens
-    whose hand edits were merged. A template-only update lets Copier merge the screens too."""
+    whose hand edits were merged. Copier never touches the screens: the generator writes them."""
     merges: list[ScreenFile] = []
     if plan.data is not None:  # before Copier writes: an unreadable screen stops it untouched
         merges = merge_screen_files(root, folder, plan.base_screens, plan.new_screens)
-    copier_template.update(
-        folder, template=template, data=plan.data, exclude=[SCREEN_FILES] if merges else []
-    )
+    copier_template.update(folder, template=template, data=plan.data, exclude=[SCREEN_FILES])
     conflicts = [
         ValidationIssue(file=path, message="conflicting lines: resolve the <<<<<<< markers")
         for path in gitops.conflicted_files(root, folder)
@@ -308,12 +317,16 @@ def _recorded_answers(recorded: dict[str, Any]) -> PluginAnswers:
         ) from None
 
 
-def _recorded_design(old: PluginAnswers) -> Design:
-    """The design the plugin was last rendered from, as its answers record it."""
+def _recorded_design(old: PluginAnswers, base: dict[str, Screen], folder: Path) -> Design:
+    """The design the plugin was last rendered from: its answers, and the screens as generated
+    (a screen git no longer has is taken from the folder)."""
+    screens = {
+        name: base[name] if name in base else _current_screen(folder, name) for name in old.screens
+    }
     try:
         return Design.model_validate(
             {
-                **old.screens,
+                **screens,
                 "plugin_id": old.plugin_id,
                 "graph_id": old.graph_id,
                 "title": old.title,
@@ -348,10 +361,20 @@ def _location(url: str, root: Path) -> str:
     return str(root / url)
 
 
-def _template_commit(recorded: dict[str, Any], root: Path) -> str:
-    """The template commit the plugin was last rendered from (Copier records it abbreviated)."""
+def _template_commit(recorded: dict[str, Any], root: Path, template: Template) -> str:
+    """The commit here whose template the plugin was last rendered from (Copier records the
+    template repository's commit, abbreviated)."""
     commit = str(recorded.get("_commit", ""))
-    return gitops.resolve_commit(root, commit) or commit
+    return replayed_from(root, commit, current=template.commit) or commit
+
+
+def _current_screen(folder: Path, name: str) -> Screen:
+    path = folder / SCREENS_FOLDER / f"{name}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise AgentImportError(f"cannot read the screen: {exc.strerror}", file=str(path)) from None
+    return parse_screen(text, str(path))
 
 
 def _first(files: list[str]) -> str:

@@ -4,7 +4,7 @@ Copier merges lines; a screen is a tree of components, and a line merge of two e
 list (a reviewer's extra component, a re-designed card) conflicts for no reason. Here the three
 versions of one ``screens/<name>.json`` are merged the way a reviewer reads them:
 
-* **base**: what the last import generated (recorded in ``.copier-answers.yml``);
+* **base**: what the last import generated (``.copier-answers.yml`` records its git blob id);
 * **ours**: the file in the repository, with the reviewers' edits;
 * **theirs**: what the new design generates.
 

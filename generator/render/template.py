@@ -1,10 +1,11 @@
 """Render: a ``Design`` plus what was inspected → one plugin folder, through the Copier template.
 
 The template is this repository's own (``copier.yml`` at the root, ``_subdirectory:
-copier-template``), rendered at the last commit that touched it, from the repository root with
-``src_path="."``: that is what gets recorded in the plugin's ``.copier-answers.yml``, so a plain
-``copier update runtime/plugins/<id> --defaults`` from the root works later. ``PluginAnswers`` is
-exactly the template's questions; every answer is data (JSON types), never code.
+copier-template``) at the last commit that touched it, rendered from its own small repository
+(``template_repo``), from the repository root: that is what gets recorded in the plugin's
+``.copier-answers.yml``, so a plain ``copier update runtime/plugins/<id> --defaults`` from the root
+works later. ``PluginAnswers`` is exactly the template's questions; every answer is data (JSON
+types), never code.
 
 ``render`` writes into a folder the caller chose (a staging folder: see ``staging.py``); it never
 touches ``runtime/plugins/`` itself.
@@ -29,13 +30,15 @@ from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
+from generator.render.screen_files import Screen, screen_ids, screens_of, write_screens
 from generator.render.settings import plugin_settings
+from generator.render.template_repo import (
+    TEMPLATE_CONFIG,
+    TEMPLATE_FOLDER,
+    TemplateSource,
+    copier_source,
+)
 from runtime.layout import ANSWERS_FILE, Strategy
-
-TEMPLATE_CONFIG = "copier.yml"
-TEMPLATE_FOLDER = "copier-template"
-#: What Copier records as the template's location: the repository root, as seen from itself.
-TEMPLATE_SRC_PATH = "."
 
 
 class Template(BaseModel):
@@ -75,7 +78,9 @@ class PluginAnswers(BaseModel):
     optional_env: list[str] = Field(default_factory=list)
     inputs: dict[str, Any] = Field(default_factory=dict)
     unset_settings: list[str] = Field(default_factory=list)
-    screens: dict[str, dict[str, Any]]
+    screens: dict[str, str] = Field(
+        description="The screens as generated: each file's git blob id (screen_files.py)."
+    )
     requirements: list[str]
     agent_shape: dict[str, Any]
     inspection_digest: str
@@ -149,7 +154,7 @@ def plugin_answers(
         optional_env=settings.optional_env,
         inputs=settings.inputs,
         unset_settings=settings.unset,
-        screens={name: screen.model_dump(mode="json") for name, screen in design.screens().items()},
+        screens=screen_ids(screens_of(design)),
         requirements=requirements,
         agent_shape=agent_shape(graph),
         inspection_digest=inspection_digest(inspection),
@@ -157,24 +162,29 @@ def plugin_answers(
     )
 
 
-def render(answers: PluginAnswers, *, template: Template, dest: Path) -> RenderResult:
-    """Render the plugin folder into ``dest`` (which must not exist yet) with Copier."""
+def render(
+    answers: PluginAnswers, *, screens: dict[str, Screen], template: Template, dest: Path
+) -> RenderResult:
+    """Render the plugin folder into ``dest`` (which must not exist yet) with Copier, and write
+    its ``screens`` (the ones ``answers`` records)."""
     from copier import run_copy  # imported here: it costs most of a second
 
     if dest.exists():
         raise AgentImportError(f"{dest} already exists")
+    source = copier_source(template.root, template.commit)
     # Copier records src_path as given and resolves it against the working directory later, so
     # it runs from the repository root, as `copier update` will.
     with _copier(template.root):
         run_copy(
-            TEMPLATE_SRC_PATH,
+            source.src_path,
             str(dest),
             data=answers.model_dump(mode="json"),
-            vcs_ref=template.commit,
+            vcs_ref=source.commit,
             defaults=True,
             quiet=True,
         )
-    _check_answers_file(dest, template)
+    write_screens(dest, screens)
+    _check_answers_file(dest, template.root, source)
     files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
     return RenderResult(folder=dest, files=files, template_commit=template.commit)
 
@@ -187,13 +197,15 @@ def update(
     ``exclude`` are neither rendered nor merged."""
     from copier import run_update  # imported here: it costs most of a second
 
+    # Copier takes the template from the _src_path the answers record (template_repo.py).
+    source = copier_source(template.root, template.commit)
     with _copier(template.root), warnings.catch_warnings():
         # Copier warns about a dirty template; find_template reports it in one line.
         warnings.simplefilter("ignore")
         run_update(
             str(folder.relative_to(template.root)),
             data=data,
-            vcs_ref=template.commit,
+            vcs_ref=source.commit,
             defaults=True,
             overwrite=True,
             conflict="inline",
@@ -255,14 +267,14 @@ def read_answers(folder: Path) -> dict[str, Any]:
     return data
 
 
-def _check_answers_file(dest: Path, template: Template) -> None:
+def _check_answers_file(dest: Path, root: Path, source: TemplateSource) -> None:
     """The recorded template location and version must resolve from the root, as
     ``copier update`` will resolve them; otherwise every later update would fail."""
     answers = read_answers(dest)
     src_path, commit = str(answers.get("_src_path", "")), str(answers.get("_commit", ""))
-    resolved = gitops.resolve_commit(template.root, commit)
-    if not (template.root / src_path / TEMPLATE_CONFIG).is_file() or resolved != template.commit:
+    resolved = gitops.resolve_commit(root / src_path, commit) if src_path else None
+    if src_path != source.src_path or resolved != source.commit:
         raise AgentImportError(
             f"{ANSWERS_FILE} records _src_path={src_path!r} _commit={commit!r}, "
-            f"which do not resolve to the template at {template.commit[:12]}"
+            f"which do not resolve to the template at {source.commit[:12]}"
         )

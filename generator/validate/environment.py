@@ -27,8 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from generator.errors import AgentImportError
 from generator.models import Dependency
 from generator.validate.processes import Finished, run_tree
+from generator.repository import LOCAL_FOLDER
 
-ENVS_FOLDER = Path(".agent-import") / "envs"
+ENVS_FOLDER = LOCAL_FOLDER / "envs"
 INSTALL_TIMEOUT_S = 600.0
 
 

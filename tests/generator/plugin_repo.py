@@ -28,6 +28,7 @@ import yaml
 from generator.design import DesignOptions
 from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.update import UpdateOptions, UpdateResult, update_plugin
+from generator.render.template_repo import copier_source
 from runtime.layout import PLUGINS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,14 +58,16 @@ def commit_all(path: Path, message: str = "change") -> str:
 
 
 def runtime_repo(path: Path) -> Path:
-    """A git repository holding the plugin template and an empty plugins folder."""
+    """A git repository holding the plugin template and an empty plugins folder, with the
+    template's own repository built, as the first command in a clone builds it (so a test that
+    compares the folder before and after an import sees only what the import wrote)."""
     path.mkdir(parents=True)
     git(path, "init", "--quiet", "--initial-branch=main")
     shutil.copy(ROOT / "copier.yml", path / "copier.yml")
     shutil.copytree(ROOT / "copier-template", path / "copier-template")
     (path / PLUGINS_FOLDER).mkdir(parents=True)
     (path / PLUGINS_FOLDER / "README.md").write_text("Plugins live here.\n")
-    commit_all(path, "template")
+    copier_source(path, commit_all(path, "template"))
     return path
 
 

@@ -136,13 +136,17 @@ def test_answers_that_disagree_with_the_plugin(imported: Path, tmp_path: Path) -
     answers_file = folder / ".copier-answers.yml"
     answers = yaml.safe_load(answers_file.read_text())
     answers.update(strategy="subgraph", source_commit="main")
+    answers["screens"]["welcome"] = {"components": [], "voice_text": "the screen, repeated"}
     del answers["_commit"]
     answers_file.write_text(yaml.safe_dump(answers))
+    (folder / "screens" / "error.json").unlink()
 
     assert contract.check(folder) == [
         f"{answers_file}: no _commit: not written by Copier, so `copier update` cannot update it",
         f"{answers_file}: strategy 'subgraph' differs from the __init__.py's STRATEGY 'wrapper'",
         f"{answers_file}: source_commit 'main' is not a full commit sha",
+        f"{folder / 'screens' / 'error.json'}: missing (.copier-answers.yml records it)",
+        f"{answers_file}: screens.welcome must be the git blob id of welcome.json as generated",
         f"{folder / 'agent.json'}: strategy 'wrapper' differs from .copier-answers.yml's "
         "'subgraph'",
     ]

@@ -147,6 +147,7 @@ def test_a_plain_copier_update_keeps_hand_edits(imported: ImportedPlugin) -> Non
     imported.edit_screen("result", "title", text="Counted by hand")
     change_template(imported.repo)
 
+    assert main(["template"]) == 0  # the template's own repository, in step with the change
     subprocess.run(
         [sys.executable, "-m", "copier", "update", "runtime/plugins/counter", "--defaults"],
         cwd=imported.repo,

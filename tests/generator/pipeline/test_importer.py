@@ -16,6 +16,7 @@ from plugin_repo import (
     counter_agent,
     echo_agent,
     factory_agent,
+    git,
     options,
     runtime_repo,
     tree,
@@ -96,14 +97,53 @@ def test_answers_file_records_the_import_and_resolves_for_copier_update(
     plugin = repo / PLUGINS_FOLDER / "recorded"
     answers = yaml.safe_load((plugin / ".copier-answers.yml").read_text())
     head = (agent / ".git" / "refs" / "heads" / "main").read_text().strip()
-    assert answers["_src_path"] == "."
+    assert answers["_src_path"] == ".agent-import/template"
     assert (repo / answers["_src_path"] / "copier.yml").is_file()
+    assert git(repo / answers["_src_path"], "rev-parse", answers["_commit"])
     assert answers["source_url"] == str(agent) and answers["source_commit"] == head
     assert answers["graph_id"] == "agent" and answers["strategy"] == "wrapper"
     assert len(answers["inspection_digest"]) == 64
     assert answers["design_provenance"]["mode"] == "fallback"
     screen = (plugin / "screens" / "welcome.json").read_text()
     assert json.loads(screen)["voice_text"] and screen.count("\n") > 10  # one property a line
+    # The screens are recorded as the files git will store, not repeated in the answers.
+    files = sorted((plugin / "screens").glob("*.json"))
+    assert answers["screens"] == {p.stem: git(repo, "hash-object", str(p)) for p in files}
+    assert "components" not in (plugin / ".copier-answers.yml").read_text()
+    assert not (plugin / "test_smoke.py").exists()
+
+
+def test_the_answers_and_the_vendored_source_are_marked_generated(
+    repo: Path, tmp_path: Path
+) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_generated"))
+    import_agent(options(agent, "marked"), root=repo)
+    plugin = f"{PLUGINS_FOLDER.as_posix()}/marked"
+    paths = [
+        ".copier-answers.yml",
+        "src/graph.py",
+        "src/echo_generated/replies.py",
+        "screens/welcome.json",
+        "plugin.py",
+        "README.md",
+    ]
+
+    attributes = git(
+        repo, "check-attr", "linguist-generated", "--", *(f"{plugin}/{p}" for p in paths)
+    )
+
+    marked = {
+        line.split(": ")[0].removeprefix(f"{plugin}/"): line.split(": ")[-1]
+        for line in attributes.splitlines()
+    }
+    assert marked == {
+        ".copier-answers.yml": "true",
+        "src/graph.py": "true",
+        "src/echo_generated/replies.py": "true",
+        "screens/welcome.json": "unspecified",
+        "plugin.py": "unspecified",
+        "README.md": "unspecified",
+    }
 
 
 def test_subgraph_import_maps_fields_and_shows_them(repo: Path, tmp_path: Path) -> None:

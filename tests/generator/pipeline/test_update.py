@@ -19,6 +19,7 @@ from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
 from generator.inspect import inspect_source
 from generator.models import Source
+from generator.render.template_repo import replayed_from
 from runtime.layout import PLUGINS_FOLDER
 
 PLUGIN = ImportedPlugin.plugin_id
@@ -59,8 +60,13 @@ def setup(tmp_path: Path) -> ImportedPlugin:
 
 
 def worktree(repo: Path) -> dict[str, bytes]:
-    """Every file of the repository's working tree (git's own files change as it reads)."""
-    return {name: data for name, data in tree(repo).items() if not name.startswith(".git/")}
+    """Every file of the repository's working tree (git's own files change as it reads; the
+    template's repository is a local cache)."""
+    return {
+        name: data
+        for name, data in tree(repo).items()
+        if not name.startswith((".git/", ".agent-import/"))
+    }
 
 
 def component(screen: dict[str, Any], component_id: str) -> dict[str, Any]:
@@ -101,6 +107,25 @@ def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(
     assert result.changes.screens_hand_edited == ["result"]
     assert setup.head() == before  # a diff in the working tree, nothing committed
     assert f"runtime/plugins/{PLUGIN}/screens/result.json" in result.files
+
+
+def test_a_generated_screen_git_no_longer_has_merges_as_conflicts_never_over_a_hand_edit(
+    setup: ImportedPlugin,
+) -> None:
+    setup.edit_screen("result", "title", text="Your sentence, counted")
+    answers_file = setup.plugin / ".copier-answers.yml"
+    generated = setup.answers()["screens"]["result"]
+    answers_file.write_text(answers_file.read_text().replace(generated, "deadbeef" * 5))
+    commit_all(setup.repo, "as after a squash: the generated result screen is in no commit")
+    setup.change_upstream(VOWELS)
+
+    result = setup.update()
+
+    file = f"runtime/plugins/{PLUGIN}/screens/result.json"
+    assert result.status == "conflicts"
+    assert {c.file for c in result.conflicts} == {file}
+    assert ("title", "text") in [(c.component_id, c.property) for c in result.conflicts]
+    assert "Your sentence, counted" in (setup.repo / file).read_text()
 
 
 def test_an_unchanged_state_keeps_the_screens_and_updates_the_rest(setup: ImportedPlugin) -> None:
@@ -219,9 +244,32 @@ def test_template_only_rerenders_with_the_new_template_and_keeps_hand_edits(
     assert (setup.plugin / "README.md").read_text().endswith("Reviewed by the platform team.\n")
     assert component(setup.screen("result"), "title")["text"] == "Your sentence, counted"
     answers = setup.answers()
-    assert template_commit.startswith(answers["_commit"]) and answers["source_commit"] == upstream
+    recorded = replayed_from(setup.repo, answers["_commit"], current=template_commit)
+    assert recorded == template_commit and answers["source_commit"] == upstream
     assert result.changes.template[1] == template_commit
     assert result.message.splitlines()[0].startswith(f"Update plugin {PLUGIN}: template ")
+
+
+def test_a_plugin_imported_on_one_clone_updates_on_a_fresh_clone(
+    setup: ImportedPlugin, tmp_path: Path
+) -> None:
+    imported_with = setup.answers()["_commit"]
+    colleague = tmp_path / "colleague"
+    git(tmp_path, "clone", "--quiet", str(setup.repo), str(colleague))
+    assert not (colleague / ".agent-import").exists()
+    template = colleague / "copier-template" / "README.md.jinja"
+    template.write_text(template.read_text() + "\nReviewed by the platform team.\n")
+    template_commit = commit_all(colleague, "template: a footer")
+    setup.repo = colleague
+    setup.plugin = colleague / PLUGINS_FOLDER / PLUGIN
+
+    result = setup.update(template_only=True)
+
+    assert result.status == "updated", result.message
+    first_template = git(colleague, "rev-list", "--max-parents=0", "HEAD")
+    assert result.changes.template == (first_template, template_commit)
+    assert replayed_from(colleague, imported_with, current=template_commit) == first_template
+    assert (setup.plugin / "README.md").read_text().endswith("Reviewed by the platform team.\n")
 
 
 def test_a_failure_while_rendering_restores_the_folder(
