@@ -42,7 +42,6 @@ from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
 from generator.render.screen_files import (
     SCREEN_FILES,
-    Screen,
     ScreenFile,
     generated_screens,
     invalid_screens,
@@ -50,6 +49,7 @@ from generator.render.screen_files import (
     parse_screen,
     screens_of,
 )
+from generator.render.screens import Screen
 from generator.render.template import (
     PluginAnswers,
     Template,

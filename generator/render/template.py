@@ -30,7 +30,8 @@ from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
-from generator.render.screen_files import Screen, screen_ids, screens_of, write_screens
+from generator.render.screen_files import screen_ids, screens_of, write_screens
+from generator.render.screens import Screen
 from generator.render.settings import plugin_settings
 from generator.render.template_repo import (
     TEMPLATE_CONFIG,

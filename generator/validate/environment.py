@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
 from generator.models import Dependency
-from generator.validate.processes import Finished, run_tree
 from generator.repository import LOCAL_FOLDER
+from generator.validate.processes import Finished, run_tree
 
 ENVS_FOLDER = LOCAL_FOLDER / "envs"
 INSTALL_TIMEOUT_S = 600.0
