@@ -111,7 +111,13 @@ def _load(folder: Path) -> Any:
 
 
 def _import(folder: Path) -> tuple[str, list[str]]:
+    from runtime.adapters.imported import ImportedPlugin
+
     plugin = _load(folder)
+    if isinstance(plugin, ImportedPlugin):
+        # Import the agent even where the runtime would list it as not ready (a missing module
+        # is shown there as a need, not raised): validation must see the error itself.
+        plugin.prepare()
     graph = plugin.build_graph().compile()
     nodes = [name for name in graph.get_graph().nodes if not name.startswith("__")]
     return f"{type(plugin).__name__} builds a graph with nodes {', '.join(nodes)}", []
