@@ -114,6 +114,10 @@ def _import(folder: Path) -> tuple[str, list[str]]:
     from runtime.adapters.imported import ImportedPlugin
 
     plugin = _load(folder)
+    if isinstance(plugin, ImportedPlugin):
+        # Import the agent even where the runtime would list it as not ready (a missing module
+        # is shown there as a need, not raised): validation must see the error itself.
+        plugin.prepare()
     graph = plugin.build_graph().compile()
     if isinstance(plugin, ImportedPlugin):
         # The runtime serves a plugin that cannot run here as an error screen; validation fails
