@@ -115,16 +115,13 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 
     plugin = _load(folder)
     if isinstance(plugin, ImportedPlugin):
-        # Import the agent even where the runtime would list it as not ready (a missing module
-        # is shown there as a need, not raised): validation must see the error itself.
-        plugin.prepare()
-    graph = plugin.build_graph().compile()
-    if isinstance(plugin, ImportedPlugin):
-        # The runtime serves a plugin that cannot run here as an error screen; validation fails
-        # instead, with the cause itself (a missing module names the requirement to approve).
+        # The runtime serves a plugin that cannot run here as an error screen, a missing module
+        # as a need; validation imports the agent itself and fails with the cause (a missing
+        # module names the requirement to approve), or with the first need.
         plugin.prepare()
         if needs := plugin.unmet_needs():
             raise _Failed(needs[0])
+    graph = plugin.build_graph().compile()
     nodes = [name for name in graph.get_graph().nodes if not name.startswith("__")]
     return f"{type(plugin).__name__} builds a graph with nodes {', '.join(nodes)}", []
 
