@@ -20,7 +20,7 @@ START, END = "__start__", "__end__"
 
 ExportKind = Literal["compiled_graph", "factory", "prebuilt", "entrypoint", "unresolvable"]
 StateStyle = Literal["TypedDict", "dataclass", "pydantic", "MessagesState", "library", "unknown"]
-NodeTarget = Literal["function", "ToolNode", "subgraph", "method", "lambda", "unknown"]
+NodeTarget = Literal["function", "ToolNode", "subgraph", "method", "lambda", "library", "unknown"]
 
 
 class Model(BaseModel):
@@ -111,6 +111,11 @@ class Graph(Model):
     export_reason: str | None = Field(default=None, description="Why, when unresolvable.")
     factory: FactorySignature | None = None
     prebuilt: str | None = Field(default=None, description="e.g. create_react_agent.")
+    documented_shape: str | None = Field(
+        default=None,
+        description="The library function whose documented shape gave the nodes, edges and "
+        "state (e.g. langgraph_swarm.create_swarm); None when read from the repository's code.",
+    )
     state: StateSchema | None = None
     input_schema: StateSchema | None = None
     output_schema: StateSchema | None = None
@@ -131,6 +136,12 @@ class Dependency(Model):
     name: str
     spec: str = Field(description="The requirement as written, e.g. 'langchain-openai>=0.2'.")
     origin: str = Field(description="File it came from, e.g. 'pyproject.toml'.")
+    proposed_for: str | None = Field(
+        default=None,
+        description="Set when no requirement declared it: the import it is proposed for, "
+        "'module (file:line)'; origin is then another requirements file of the repository or "
+        "'usual distribution name'.",
+    )
 
 
 class Inspection(Model):
@@ -148,5 +159,10 @@ class Inspection(Model):
     )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)
+    local_packages: list[str] = Field(
+        default_factory=list,
+        description="Project names of the repository's local folders the agent uses: vendored, "
+        "never installed from a package index.",
+    )
     readme_excerpt: str = ""
     warnings: list[Warning_] = Field(default_factory=list)

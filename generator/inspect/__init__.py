@@ -8,7 +8,9 @@ known statically becomes a warning with file and line, never a guess.
 
 Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpreter), ``builders``
 (``StateGraph`` calls), ``exports`` (one graph), ``state``, ``nodes``, ``returns``,
-``structured``, ``strategy``, ``deps``, ``readme``.
+``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes), ``deps``
+(declared requirements), ``poetry``, ``local_packages``, ``imports`` (undeclared imports),
+``readme``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from generator.inspect.config import load_config
 from generator.inspect.deps import dependencies
 from generator.inspect.evaluate import Interpreter
 from generator.inspect.exports import inspect_graph
+from generator.inspect.imports import undeclared
 from generator.inspect.modules import Project
 from generator.inspect.readme import readme_excerpt
 from generator.models import Inspection, Source
@@ -40,6 +43,8 @@ def inspect_source(
     project.warnings.extend(project_config.warnings)
     interpreter = Interpreter(project)
     graphs = [inspect_graph(interpreter, spec) for spec in project_config.graphs]
+    declared = dependencies(project, project_config)
+    entry_files = [root / spec.path for spec in project_config.graphs]
     return Inspection(
         source=source,
         config_file=project_config.config_file,
@@ -48,7 +53,8 @@ def inspect_source(
         env=project_config.env,
         import_roots=project_config.import_roots,
         graphs=graphs,
-        dependencies=dependencies(project, project_config),
+        dependencies=declared + undeclared(project, entry_files, declared),
+        local_packages=project_config.local_packages,
         readme_excerpt=readme_excerpt(project, root / project_config.folder),
         warnings=project.warnings,
     )

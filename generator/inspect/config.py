@@ -2,7 +2,8 @@
 
 LangGraph projects declare their graphs in ``langgraph.json`` as ``"./path/file.py:variable"``
 (also written without ``./``) or as ``"package.module:variable"``, which the LangGraph server
-imports from the folders listed in ``dependencies``. This module resolves both forms statically,
+imports from the folders listed in ``dependencies`` (and the folders their ``pyproject.toml``
+links by path or uv workspace: ``local_packages``). This module resolves both forms statically,
 refuses specs that leave the source tree, and rejects JavaScript/TypeScript graphs clearly.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import AgentImportError
+from generator.inspect.local_packages import linked_folders, project_name
 from generator.models import Warning_
 from generator.paths import find_module, relative, within
 
@@ -84,6 +86,10 @@ class ProjectConfig(BaseModel):
     local_dependencies: list[str] = Field(
         default_factory=list, description="The local ones, resolved, relative to the root."
     )
+    local_packages: list[str] = Field(
+        default_factory=list,
+        description="Project names of the local folders: never installed from a package index.",
+    )
     import_roots: list[str] = Field(description="Folders on sys.path, relative to the root.")
     extra_keys: list[str] = Field(default_factory=list)
     python_version: str | None = None
@@ -111,6 +117,8 @@ def load_config(
         for key in parsed.extra_keys
     ]
     local = _local_dependencies(root, folder, parsed.dependencies, rel)
+    linked = linked_folders(root, [*local, folder], warnings)
+    local += [path for path in linked if path not in local and path != folder]
     roots = _import_roots(root, folder, local)
     graphs = _python_graphs(root, folder, rel, parsed, roots, graph, warnings)
     return ProjectConfig(
@@ -119,6 +127,7 @@ def load_config(
         graphs=graphs,
         dependencies=parsed.dependencies,
         local_dependencies=[relative(root, path) for path in local],
+        local_packages=sorted({name for path in linked if (name := project_name(path))}),
         import_roots=[relative(root, r) for r in roots],
         extra_keys=parsed.extra_keys,
         python_version=parsed.python_version,

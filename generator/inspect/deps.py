@@ -1,21 +1,27 @@
 """Dependencies the agent declares, shown to the user before anything is installed.
 
 Read from ``langgraph.json`` (package names written straight into ``dependencies``) and from the
-folders it lists as local dependencies, plus the config's own folder: PEP 621 and Poetry
-``pyproject.toml`` and ``requirements.txt`` (following ``-r`` includes inside the tree). Nothing
-is resolved or installed here (docs/architecture.md).
+folders it lists as local dependencies (and the ones they link), plus the config's own folder:
+PEP 621 and Poetry ``pyproject.toml`` (Poetry constraints translated to PEP 508, or a warning)
+and ``requirements.txt`` (following ``-r`` includes inside the tree). A requirement naming one
+of the repository's own local packages is left out with a warning: it is vendored, never
+fetched by name. Nothing is resolved or installed here (docs/architecture.md).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+
+from packaging.utils import canonicalize_name
 
 from generator.errors import AgentImportError
 from generator.inspect.config import ProjectConfig, is_local_dependency
+from generator.inspect.local_packages import table
 from generator.inspect.modules import Project
+from generator.inspect.poetry import Untranslatable, translate
 from generator.models import Dependency
 from generator.paths import relative, within
 
@@ -41,7 +47,16 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
             found += _requirements(project, path / "requirements.txt", _MAX_INCLUDES)
     unique: dict[str, Dependency] = {}
     for dependency in found:
-        unique.setdefault(re.sub(r"[-_.]+", "-", dependency.name).lower(), dependency)
+        name = canonicalize_name(dependency.name)
+        if name in config.local_packages:
+            project.warn(
+                dependency.origin,
+                None,
+                f"{dependency.spec} is a folder of this repository: used from the vendored copy, "
+                "never installed from a package index",
+            )
+        else:
+            unique.setdefault(name, dependency)
     return list(unique.values())
 
 
@@ -66,30 +81,28 @@ def _pyproject(project: Project, path: Path) -> list[Dependency]:
     except tomllib.TOMLDecodeError as exc:
         project.warn(origin, None, f"invalid TOML ({exc}); its dependencies are not listed")
         return []
-    listed = _table(data, "project").get("dependencies", [])
+    listed = table(data, "project").get("dependencies", [])
     found = [
         Dependency(name=_name(spec), spec=spec, origin=origin)
         for spec in listed
         if isinstance(spec, str)
     ]
-    poetry = _table(_table(_table(data, "tool"), "poetry"), "dependencies")
+    poetry = table(data, "tool", "poetry", "dependencies")
     for name, constraint in poetry.items():
-        if name.lower() != "python":
-            found.append(Dependency(name=name, spec=_poetry_spec(name, constraint), origin=origin))
+        if name.lower() == "python":
+            continue
+        translated = translate(name, constraint)
+        if isinstance(translated, Untranslatable):
+            shown = f"{name} = {json.dumps(constraint)}"
+            project.warn(origin, None, f"{shown}: {translated.reason}; not installed")
+        elif isinstance(translated, str):  # a Local path dependency is a linked folder
+            found.append(Dependency(name=name, spec=translated, origin=origin))
     return found
 
 
-def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
-    value = data.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def _poetry_spec(name: str, constraint: object) -> str:
-    if isinstance(constraint, dict):
-        constraint = constraint.get("version") or next(
-            (f"({kind})" for kind in ("git", "path", "url") if kind in constraint), "*"
-        )
-    return f"{name} {constraint}"
+def requirements_file(project: Project, path: Path) -> list[Dependency]:
+    """The requirements of one ``requirements.txt`` (and the files it includes)."""
+    return _requirements(project, path, _MAX_INCLUDES)
 
 
 def _requirements(project: Project, path: Path, includes: int) -> list[Dependency]:

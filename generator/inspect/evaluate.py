@@ -4,9 +4,10 @@ Module bodies are walked top to bottom, binding names to ``values``; imports are
 other repository files lazily; calls to repository functions and classes are followed (with their
 arguments bound) so graphs built inside functions, factories and class methods are seen. Library
 names stay ``External`` and only the LangGraph ones that build graphs (``StateGraph``,
-``ToolNode``, ``create_react_agent``...) get meaning. Loops run their body once and mark what
-they add as not knowable. Nothing is ever imported or executed; work is bounded by a step budget
-and a call depth so hostile or huge code cannot stall an inspection.
+``ToolNode``, ``create_react_agent``...) get meaning. Loops over literal sequences run item by
+item; other loops run their body once and mark what they add as not knowable. Nothing is ever
+imported or executed; work is bounded by a step budget and a call depth so hostile or huge code
+cannot stall an inspection.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
-from generator.inspect import builders
+from generator.inspect import builders, prebuilts
 from generator.inspect.modules import Module, Project
 from generator.inspect.values import (
     Builder,
@@ -30,6 +32,7 @@ from generator.inspect.values import (
     External,
     Function,
     Graphish,
+    HandoffTool,
     Instance,
     Lambda,
     Mapping,
@@ -50,6 +53,10 @@ from generator.paths import find_module, relative
 MAX_STEPS = 50_000
 MAX_CALL_DEPTH = 8
 MAX_EXPR_DEPTH = 50
+#: Longest literal sequence a ``for`` loop is unrolled over.
+MAX_UNROLL = 64
+#: Methods of a dict literal that give a sequence: ``for name, fn in NODES.items()``.
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
 _BUILTINS = frozenset(dir(builtins))
 #: Methods of a compiled graph that return an equivalent graph.
 _SAME_GRAPH = frozenset({"with_config", "with_retry", "with_listeners", "with_types"})
@@ -180,6 +187,8 @@ class Interpreter:
                 )
             case Builder() | Compiled() | Prebuilt() | ToolNode():
                 return Method(base, name)
+            case Mapping() if name in _DICT_VIEWS:
+                return Method(base, name)
             case Const() if name == "value":  # Enum members of str enums
                 return base
             case Unknown():
@@ -249,13 +258,18 @@ class Interpreter:
                         self._statement(stmt.orelse, scope)
             case cst.Else():
                 self._suite(stmt.body, scope)
-            case cst.For() | cst.While():
-                self.loops += 1
-                if isinstance(stmt, cst.For):
-                    self.eval(stmt.iter, scope)
+            case cst.For():
+                items = self._unrolled(stmt, scope)
+                for element in items or []:
+                    self._assign(stmt.target, element, scope, stmt)
+                    self._suite(stmt.body, scope)
+                if items is None:
                     self._assign(stmt.target, Unknown("a loop variable"), scope, stmt)
-                self._suite(stmt.body, scope)
-                self.loops -= 1
+                    self._loop_once(stmt.body, scope)
+                if stmt.orelse is not None:
+                    self._suite(stmt.orelse.body, scope)
+            case cst.While():
+                self._loop_once(stmt.body, scope)
                 if stmt.orelse is not None:
                     self._suite(stmt.orelse.body, scope)
             case cst.Try() | cst.TryStar():
@@ -275,6 +289,27 @@ class Interpreter:
                     self._suite(case.body, scope)
             case _:
                 self._small(stmt, scope)
+
+    def _loop_once(self, body: cst.BaseSuite, scope: Scope) -> None:
+        """A loop body whose iterations are not known: run once, what it adds marked unknown."""
+        self.loops += 1
+        self._suite(body, scope)
+        self.loops -= 1
+
+    def _unrolled(self, loop: cst.For, scope: Scope) -> list[Value] | None:
+        """The items a ``for`` runs over when they are a literal sequence, to run it item by item.
+
+        Only loops that always run every item in order qualify: no ``break``/``continue``, not
+        ``async for``, at most ``MAX_UNROLL`` items; the step budget still bounds the work.
+        """
+        iterable = self.eval(loop.iter, scope)
+        if isinstance(iterable, Mapping) and iterable.complete:
+            iterable = Seq([key for key, _ in iterable.items])
+        if not isinstance(iterable, Seq) or len(iterable.items) > MAX_UNROLL:
+            return None
+        if loop.asynchronous is not None or m.findall(loop.body, m.Break() | m.Continue()):
+            return None
+        return iterable.items
 
     def _suite(self, suite: cst.BaseSuite, scope: Scope) -> None:
         self.run(suite.body, scope)
@@ -464,6 +499,8 @@ class Interpreter:
                 return builders.call_method(self, builder, func.name, args, site)
             case Method(receiver=Compiled() | Prebuilt() as graph) if func.name in _SAME_GRAPH:
                 return graph
+            case Method(receiver=Mapping() as mapping) if mapping.complete:
+                return _dict_view(mapping, func.name)
             case Unknown():
                 return func
         return Unknown(f"the result of calling {describe(func)}", site)
@@ -473,9 +510,15 @@ class Interpreter:
             return builders.new_builder(args, site)
         if func.is_("ToolNode"):
             return ToolNode(const_str(args.keywords.get("name")) or "tools", site)
-        if func.is_("create_react_agent", "create_agent"):
+        if func.is_("create_react_agent", "create_agent", "create_deep_agent"):
             named = dict(zip(("model", "tools"), args.positional, strict=False))
             return Prebuilt(func.leaf, {**named, **args.keywords}, site)
+        if func.is_("create_handoff_tool"):
+            return HandoffTool(const_str(args.get(0, "agent_name")))
+        if func.is_("create_swarm"):
+            return prebuilts.new_swarm(self, args, site)
+        if func.is_("create_supervisor"):
+            return prebuilts.new_supervisor(self, args, site)
         if func.is_(*_WRAPPERS) and args.positional:
             return args.positional[0]
         return Unknown(f"the value {func.qualname}() returns (outside the repository)", site)
@@ -527,6 +570,15 @@ class Interpreter:
         if isinstance(func, Function):
             return func.scope
         return self.module_scope(func.module)
+
+
+def _dict_view(mapping: Mapping, name: str) -> Seq:
+    """``d.items()``, ``d.keys()`` or ``d.values()`` of a dict literal."""
+    if name == "keys":
+        return Seq([key for key, _ in mapping.items])
+    if name == "values":
+        return Seq([value for _, value in mapping.items])
+    return Seq([Seq([key, value]) for key, value in mapping.items])
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:

@@ -3,7 +3,8 @@
 The export is a compiled graph (``builder.compile()``, also ``.with_config(...)``, or an
 uncompiled builder the server compiles), a factory function (sync or async, no argument,
 ``(config)`` or ``(config, runtime)``, also a context manager) whose body is followed to the
-graph it returns, a prebuilt agent (``create_react_agent``/``create_agent``), an ``@entrypoint``
+graph it returns, a prebuilt agent (``create_react_agent``, ``create_agent``, a swarm or a
+supervisor: see ``prebuilts``), an ``@entrypoint``
 function (functional API: no state or nodes to read), or ``unresolvable`` with the reason.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.inspect import prebuilts
 from generator.inspect.config import GraphSpec
 from generator.inspect.evaluate import Args, Interpreter
 from generator.inspect.nodes import describe_nodes
@@ -33,12 +35,6 @@ from generator.inspect.values import (
     params_of,
 )
 from generator.models import FactorySignature, Graph
-
-#: State each prebuilt uses when no ``state_schema`` is given.
-_PREBUILT_STATES = {
-    "create_react_agent": "langgraph.prebuilt.chat_agent_executor.AgentState",
-    "create_agent": "langchain.agents.AgentState",
-}
 
 
 def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
@@ -79,7 +75,7 @@ def _describe(
         case Builder():
             return _builder(interp, value, site, gid)
         case Prebuilt():
-            return _prebuilt(interp, value, gid)
+            return _prebuilt(interp, value, site, gid)
         case Entrypoint():
             return _entrypoint(interp, value, gid)
     reason = describe(value)
@@ -112,25 +108,32 @@ def _builder(interp: Interpreter, builder: Builder, site: Site, gid: str) -> dic
         "nodes": nodes,
         "nodes_complete": builder.complete,
         "edges": builder.edges + command_edges,
+        "documented_shape": builder.documented,
         "structured_output": structured_outputs(interp, sorted(modules, key=lambda m: m.rel)),
     }
 
 
-def _prebuilt(interp: Interpreter, graph: Prebuilt, gid: str) -> dict[str, Any]:
-    def schema(keyword: str, what: str) -> Any:
-        return schema_of(interp, graph.kwargs.get(keyword), f"{what} of graph {gid!r}", graph.site)
-
-    state = graph.kwargs.get("state_schema") or External(_PREBUILT_STATES[graph.factory])
+def _prebuilt(interp: Interpreter, graph: Prebuilt, site: Site, gid: str) -> dict[str, Any]:
+    """A prebuilt agent: its documented nodes and edges, state, context and response format."""
     response_format = graph.kwargs.get("response_format")
     output = (
-        schema("response_format", "response format") if isinstance(response_format, Class) else None
+        schema_of(interp, response_format, f"response format of graph {gid!r}", graph.site)
+        if isinstance(response_format, Class)
+        else None
     )
-    return {
+    builder = prebuilts.shape(interp, graph)
+    if builder is None:  # nodes unknown: the state and context are still documented
+        builder = Builder(graph.site, graph.kwargs.get("state_schema"), {}, complete=False)
+        builder.state = builder.state or External(prebuilts.DEFAULT_STATES[graph.factory])
+        context = graph.kwargs.get("context_schema") or graph.kwargs.get("config_schema")
+        builder.schemas |= {"context": context} if context is not None else {}
+        known = _builder(interp, builder, site, gid) | {"nodes": None}
+    else:
+        known = _builder(interp, builder, site, gid)
+    return known | {
         "export_kind": "prebuilt",
         "prebuilt": graph.factory,
-        "state": schema_of(interp, state, f"state of graph {gid!r}", graph.site),
-        "context_schema": schema("context_schema", "context schema")
-        or schema("config_schema", "context schema"),
+        "documented_shape": prebuilts.PREBUILTS[graph.factory],
         "compile_name": graph.name,
         "structured_output": [output] if output else [],
         "input_is_messages": True,

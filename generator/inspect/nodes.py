@@ -12,15 +12,18 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from generator.inspect.prebuilts import DEFAULT_STATES
 from generator.inspect.returns import Returns, node_returns
 from generator.inspect.state import schema_of
 from generator.inspect.values import (
     Builder,
     Compiled,
     Entrypoint,
+    External,
     Function,
     Instance,
     Lambda,
+    LibraryNode,
     NodeSpec,
     Prebuilt,
     ToolNode,
@@ -68,9 +71,15 @@ def _target(interp: Interpreter, spec: NodeSpec) -> tuple[NodeTarget, Returns | 
             return "lambda", _returns(interp, spec, target)
         case ToolNode():
             return "ToolNode", Returns(keys=["messages"])
+        case LibraryNode():
+            return "library", Returns(keys=list(target.writes))
         case Compiled() | Builder():
             return "subgraph", _subgraph_returns(interp, target, spec)
-        case Prebuilt() | Entrypoint():
+        case Prebuilt():
+            state = target.kwargs.get("state_schema") or External(DEFAULT_STATES[target.factory])
+            schema = schema_of(interp, state, f"state of agent node {spec.name!r}", spec.site)
+            return "subgraph", Returns(keys=[f.name for f in schema.fields]) if schema else None
+        case Entrypoint():
             return "subgraph", None
     interp.project.warn(
         spec.site.module,
@@ -114,6 +123,12 @@ def _written(spec: NodeSpec) -> str | None:
     expr = spec.expr
     if isinstance(spec.target, Lambda):
         return "lambda"
+    if isinstance(spec.target, LibraryNode):
+        return spec.target.function
+    if isinstance(spec.target, ToolNode) and expr is None:
+        return "ToolNode"
+    if isinstance(spec.target, Prebuilt) and expr is None:
+        return spec.target.factory
     if expr is None:
         return describe(spec.target)
     if isinstance(expr, cst.Call):

@@ -5,9 +5,9 @@ models and ``MessagesState``, wherever they are defined in the repository, and f
 inheritance chains base-first. A field's reducer is the last ``Annotated`` metadata item when it
 is a name (``add_messages``, ``operator.add``, ``add``, a custom function) or a lambda, also
 behind a type alias; other metadata (``{"description": ...}``, ``Field(...)``) is not a reducer,
-as in LangGraph. Library states other than ``MessagesState`` cannot be read from the repository:
-they are reported as ``library`` with the one field every one of them has, ``messages``, and a
-warning.
+as in LangGraph. Library states take their documented fields (``prebuilts.LIBRARY_STATES``);
+any other library state is reported as ``library`` with the one field every one of them has,
+``messages``, and a warning.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from generator.inspect.prebuilts import library_state
 from generator.inspect.values import Class, External, Site, TypeExpr, Unknown, Value, describe
 from generator.models import StateField, StateSchema, StateStyle
 
@@ -61,6 +62,11 @@ def schema_of(
 
 
 def _library(interp: Interpreter, value: External, site: Site, *, inherited: bool) -> StateSchema:
+    documented = library_state(value)
+    if documented is not None:
+        tag = {"inherited_from": value.leaf} if inherited else {}
+        fields = [field.model_copy(update=tag) for field in documented.fields]
+        return documented.model_copy(update={"fields": fields})
     interp.project.warn(
         site.module,
         site.node,

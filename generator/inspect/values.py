@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 #: Library packages whose names the inspector recognises (``langgraph.graph.StateGraph``, ...).
 LIBRARY_ROOTS = frozenset(
     {"langgraph", "langchain", "langchain_core", "typing", "typing_extensions", "pydantic",
-     "dataclasses", "operator", "functools", "builtins", "contextlib"}
+     "dataclasses", "operator", "functools", "builtins", "contextlib", "langgraph_swarm",
+     "langgraph_supervisor", "deepagents"}
 )  # fmt: skip
 
 
@@ -152,6 +153,7 @@ class Builder:
     nodes: list[NodeSpec] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     complete: bool = True
+    documented: str | None = None  # the library function whose documented shape this is
 
 
 @dataclass(eq=False)
@@ -163,7 +165,7 @@ class Compiled:
 
 @dataclass(eq=False)
 class Prebuilt:
-    """A graph from ``create_react_agent`` / ``create_agent``, with its keyword arguments."""
+    """A graph from a prebuilt agent function (``create_react_agent``...), with its arguments."""
 
     factory: str
     kwargs: dict[str, Value]
@@ -173,6 +175,21 @@ class Prebuilt:
     def name(self) -> str | None:
         name = self.kwargs.get("name")
         return name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+
+
+@dataclass(frozen=True)
+class HandoffTool:
+    """``create_handoff_tool(agent_name=...)``: a tool that moves the run to another agent."""
+
+    agent_name: str | None
+
+
+@dataclass(frozen=True)
+class LibraryNode:
+    """A node a prebuilt adds with the library's own function, and the keys it writes."""
+
+    function: str
+    writes: tuple[str, ...]
 
 
 @dataclass(eq=False)
@@ -188,7 +205,8 @@ class Entrypoint:
 
 Value = (
     Unknown | External | Const | ModuleRef | Seq | Mapping | Class | Instance | Function | Lambda
-    | TypeExpr | Method | Builder | Compiled | Prebuilt | ToolNode | Entrypoint
+    | TypeExpr | Method | Builder | Compiled | Prebuilt | ToolNode | Entrypoint | HandoffTool
+    | LibraryNode
 )  # fmt: skip
 Graphish = Builder | Compiled | Prebuilt | Entrypoint
 

@@ -35,6 +35,8 @@ RUNNABLE = [
     "dynamic_nodes",
     "subfolder_config",
     "node_returns",
+    "node_loop",
+    "uv_workspace",
 ]
 
 PROBE = r"""
