@@ -25,6 +25,7 @@ from generator.render.staging import Staging
 from generator.render.template import PluginAnswers, find_template, plugin_answers, render
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
+from generator.validate.conflicts import check_conflicts
 from generator.validate.environment import (
     DependencyReport,
     check_dependencies,
@@ -134,6 +135,15 @@ def import_agent(
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
         with step("dependencies") as note:
+            if options.approve_deps and not options.dry_run:
+                note.append(
+                    check_conflicts(
+                        root,
+                        options.plugin_id,
+                        dependencies.lines(),
+                        local_packages=inspection.local_packages,
+                    )
+                )
             python = _python(options, root, s.folder, dependencies)
             note.append(_dependency_summary(dependencies, python, options))
         with step("validate") as note:

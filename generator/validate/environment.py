@@ -3,17 +3,19 @@
 The agent's requirements (as the inspector read them) are compared with the distributions
 installed in the runtime's environment and shown. Nothing is ever installed into that
 environment. With ``--approve-deps`` the plugin's ``requirements.txt`` (the reviewed record) is
-installed into ``.agent-import/envs/<plugin_id>``, a virtual environment that sees the runtime's
-packages (so only what is missing gets installed) and is used for validation only. The runtime's
+installed with uv into ``.agent-import/envs/<plugin_id>``, a virtual environment that sees the
+runtime's packages and is used for validation only. The runtime's
 own install picks up every plugin's ``requirements.txt`` after review (``noxfile.py``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import subprocess
+import sys
 import sysconfig
-import venv
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
 from generator.models import Dependency
+from generator.validate.processes import Finished, run_tree
 
 ENVS_FOLDER = Path(".agent-import") / "envs"
 INSTALL_TIMEOUT_S = 600.0
@@ -39,6 +42,9 @@ class RequirementStatus(BaseModel):
     origin: str
     installed: str | None = Field(description="The installed version, if any.")
     satisfied: bool
+    proposed_for: str | None = Field(
+        default=None, description="The undeclared import it is proposed for, if no file has it."
+    )
 
 
 class DependencyReport(BaseModel):
@@ -61,7 +67,9 @@ class DependencyReport(BaseModel):
     def describe(self) -> str:
         """One line per requirement, as shown during an import."""
         rows = [
-            f"{r.spec} ({r.origin}): "
+            f"{r.spec} ({r.origin}"
+            + (f"; proposed for the undeclared import {r.proposed_for}" if r.proposed_for else "")
+            + "): "
             + (f"installed {r.installed}" if r.satisfied else _unsatisfied(r))
             for r in self.requirements
         ]
@@ -96,6 +104,7 @@ def check_dependencies(dependencies: Iterable[Dependency]) -> DependencyReport:
                 origin=dependency.origin,
                 installed=installed,
                 satisfied=satisfied,
+                proposed_for=dependency.proposed_for,
             )
         )
     report.requirements.sort(key=lambda r: r.name)
@@ -133,36 +142,55 @@ def env_python(root: Path, plugin_id: str) -> Path | None:
     return python if python.exists() else None
 
 
-def install_approved(root: Path, plugin_id: str, requirements_file: Path) -> Path:
-    """Install ``requirements_file`` into the plugin's validation env; return its interpreter.
+def find_uv() -> list[str]:
+    """The command that runs uv: on PATH, next to this interpreter, or ``python -m uv``."""
+    beside = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
+    for found in (shutil.which("uv"), str(beside) if beside.is_file() else None):
+        if found:
+            return [found]
+    if importlib.util.find_spec("uv") is not None:
+        return [sys.executable, "-m", "uv"]
+    raise AgentImportError("uv is not installed: run `python dev.py` or `pip install uv`")
 
-    The env is created on first use with its own pip (the runtime's environment may have none,
-    e.g. when uv made it) and sees this environment's packages through a ``.pth`` file placed
-    after its own site-packages, so approved versions take precedence and only what is missing
-    is downloaded. The runtime's environment is never modified.
+
+def install_approved(
+    root: Path, plugin_id: str, requirements_file: Path, *, timeout: float = INSTALL_TIMEOUT_S
+) -> Path:
+    """Install ``requirements_file`` into the plugin's validation env with uv; its interpreter.
+
+    The env is created on first use (``uv venv``) and sees this environment's packages through a
+    ``.pth`` file placed after its own site-packages, so approved versions take precedence. uv
+    resolves and installs in parallel from its cache; the whole process tree is stopped past
+    ``timeout`` seconds or on Ctrl-C. The runtime's environment is never modified.
     """
     folder = env_dir(root, plugin_id)
+    uv = find_uv()
     python = env_python(root, plugin_id)
     if python is None:
-        venv.EnvBuilder(with_pip=True, clear=True, symlinks=os.name != "nt").create(folder)
-        python = env_python(root, plugin_id)
-        if python is None:
-            raise AgentImportError(f"could not create the validation environment {folder}")
-        _link_base_packages(python)
-    pip = [str(python), "-m", "pip", "--disable-pip-version-check"]
-    command = [*pip, "install", "--quiet", "-r", str(requirements_file)]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, check=False
+        made = run_tree(
+            [*uv, "venv", "--quiet", "--python", sys.executable, str(folder)],
+            what=f"creating the validation environment {ENVS_FOLDER / plugin_id}",
+            timeout=timeout,
         )
-    except subprocess.TimeoutExpired:
-        raise AgentImportError(
-            f"installing the approved requirements took over {INSTALL_TIMEOUT_S:g} s"
-        ) from None
+        python = env_python(root, plugin_id)
+        if made.returncode != 0 or python is None:
+            raise AgentImportError(f"could not create the validation environment: {_last(made)}")
+        _link_base_packages(python)
+    count = len(read_requirements(requirements_file))
+    done = run_tree(
+        [*uv, "pip", "install", "--python", str(python), "-r", str(requirements_file)],
+        what=f"installing {count} approved requirements with uv",
+        timeout=timeout,
+    )
     if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise AgentImportError(f"installing the approved requirements failed: {tail}")
+        raise AgentImportError(f"installing the approved requirements failed: {_last(done)}")
     return python
+
+
+def _last(done: Finished) -> str:
+    """uv's own explanation: its last non-empty stderr line."""
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit code {done.returncode}"
 
 
 def _link_base_packages(python: Path) -> None:

@@ -361,13 +361,17 @@ def needs_dependency_agent(package: str, requirement: str, module: str) -> dict[
     return files
 
 
-def wheel(folder: Path, distribution: str, module: str, version: str = "1.0") -> Path:
-    """A minimal pure-Python wheel of ``module`` (pip installs it with no index, no network)."""
+def wheel(
+    folder: Path, distribution: str, module: str, version: str = "1.0", requires: tuple[str, ...] = ()
+) -> Path:
+    """A minimal pure-Python wheel of ``module`` (installs with no index, no network);
+    ``requires`` become its ``Requires-Dist`` lines, so a folder of these is a local index."""
     stem = f"{distribution.replace('-', '_')}-{version}"
+    depends = "".join(f"Requires-Dist: {line}\n" for line in requires)
     files = {
         f"{module}/__init__.py": "VALUE = 42\n",
         f"{stem}.dist-info/METADATA": (
-            f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n"
+            f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n{depends}"
         ),
         f"{stem}.dist-info/WHEEL": (
             "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"

@@ -1,0 +1,132 @@
+"""Before an import is accepted: do its requirements fit with everything already installed?
+
+All plugins share the runtime's environment, so a plugin's requirements are resolved together
+with the runtime's own and every existing plugin's (``uv pip install --dry-run`` against the
+runtime's interpreter: what is installed and satisfies a requirement is kept, nothing is
+written). A conflict refuses the import with one line naming the packages and versions. When
+the package index cannot be reached, the check says so and is skipped: it never blocks an
+offline import whose requirements are all installed.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from generator.errors import AgentImportError
+from generator.validate.environment import find_uv, read_requirements
+from generator.validate.processes import run_tree
+from runtime.layout import PLUGINS_FOLDER
+
+RESOLVE_TIMEOUT_S = 120.0
+#: uv's words when the index (or a URL requirement) cannot be reached.
+_UNREACHABLE = re.compile(
+    r"failed to fetch|error sending request|dns error|connection refused|network is unreachable|"
+    r"timed out|offline mode",
+    re.IGNORECASE,
+)
+#: A package the resolution would install, as uv lists it: `` + name==1.0``.
+_PLANNED = re.compile(r"^\s*\+\s*([A-Za-z0-9][A-Za-z0-9._-]*)==", re.MULTILINE)
+#: The distribution whose requirements are the runtime's own.
+RUNTIME_DISTRIBUTION = "agent-import"
+
+
+def check_conflicts(
+    root: Path,
+    plugin_id: str,
+    requirements: list[str],
+    *,
+    local_packages: list[str],
+    timeout: float = RESOLVE_TIMEOUT_S,
+) -> str:
+    """Raise ``AgentImportError`` (one line) if ``requirements`` cannot be installed together
+    with the runtime's and the other plugins', or if the resolution would fetch one of the
+    repository's ``local_packages`` from the index; else a note for the import's output."""
+    if not requirements:
+        return "no requirements to resolve"
+    with tempfile.TemporaryDirectory(prefix="agent-import-resolve-") as scratch:
+        wanted = Path(scratch) / "requirements.txt"
+        combined = _combined(root, plugin_id, requirements)
+        wanted.write_text("\n".join(combined) + "\n", "utf-8")
+        limits = Path(scratch) / "runtime.txt"
+        limits.write_text("\n".join(runtime_requirements()) + "\n", "utf-8")
+        dry_run = ["pip", "install", "--dry-run", "--python", sys.executable]
+        done = run_tree(
+            [*find_uv(), *dry_run, "-r", str(wanted), "-c", str(limits)],
+            what="resolving the requirements with the runtime's and every plugin's",
+            timeout=timeout,
+        )
+    if done.returncode == 0:
+        fetched = {canonicalize_name(name) for name in _PLANNED.findall(done.stderr + done.stdout)}
+        confused = sorted(fetched & {canonicalize_name(name) for name in local_packages})
+        if confused:
+            raise AgentImportError(
+                f"{', '.join(confused)} would be installed from the package index, but the "
+                "agent's repository has a local package of that name: refused (a public project "
+                "of the same name is not the agent's code)"
+            )
+        return f"resolved with the runtime's and other plugins' in {done.seconds:.1f} s"
+    explanation = _explanation(done.stderr)
+    if _UNREACHABLE.search(done.stderr) and "No solution found" not in done.stderr:
+        return f"conflict check skipped: the package index is not reachable ({explanation})"
+    raise AgentImportError(
+        f"the requirements of {plugin_id!r} conflict with the runtime's or another plugin's: "
+        + explanation
+        + _owners([*combined, *(f"{line}  # the runtime" for line in runtime_requirements())],
+                  explanation)
+    )  # fmt: skip
+
+
+def runtime_requirements() -> list[str]:
+    """The runtime's declared requirements (its distribution's metadata), extras left out."""
+    try:
+        declared = metadata.requires(RUNTIME_DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        return []
+    kept = []
+    for line in declared:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.marker is None or "extra" not in str(requirement.marker):
+            kept.append(line)
+    return kept
+
+
+def _combined(root: Path, plugin_id: str, requirements: list[str]) -> list[str]:
+    """This plugin's requirements and every other plugin's, each line saying whose it is."""
+    lines = [f"{line}  # {plugin_id}" for line in requirements]
+    plugins = root / PLUGINS_FOLDER
+    for other in sorted(plugins.glob("*/requirements.txt")) if plugins.is_dir() else []:
+        if other.parent.name != plugin_id:
+            lines += [f"{line}  # {other.parent.name}" for line in read_requirements(other)]
+    return lines
+
+
+def _explanation(stderr: str) -> str:
+    """uv's reason in one line: the resolver's derivation, without its decorations."""
+    text = re.split(r"No solution found when resolving dependencies:?", stderr, maxsplit=1)[-1]
+    kept = [line for line in text.splitlines() if not line.startswith("Using Python")]
+    plain = re.sub(r"[\u00d7╰─▶│]|\b(?:error|cause|Caused by):", " ", " ".join(kept))
+    return " ".join(plain.split()) or "uv gave no reason"
+
+
+def _owners(lines: list[str], explanation: str) -> str:
+    """Who asked for the packages the explanation names: ``(new: alpha; other: gamma)``."""
+    named = []
+    for line in lines:
+        spec, _, owner = line.partition("  # ")
+        try:
+            name = Requirement(spec).name
+        except InvalidRequirement:
+            continue
+        if re.search(rf"\b{re.escape(name)}\b", explanation, re.IGNORECASE):
+            named.append(f"{owner} requires {spec}")
+    return f" ({'; '.join(named)})" if named else ""
