@@ -8,12 +8,23 @@ path that would leave it is refused, so an edited ``agent.json`` cannot load cod
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from runtime.layout import AGENT_FILE, Strategy
+
+#: What an environment variable name may look like (POSIX names; never a value).
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class AgentFileError(ValueError):
@@ -43,6 +54,22 @@ class AgentSpec(BaseModel):
     output_field: str
     result_fields: list[str] = Field(default_factory=list)
     initial_domain_state: dict[str, Any] = Field(default_factory=dict)
+    # The plugin's settings, reviewed in the import PR (values here are never secrets):
+    context: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Run-context values by field name, applied over the defaults of the graph's "
+        "context_schema (and into config['configurable'] for config_schema agents).",
+    )
+    env: list[str] = Field(
+        default_factory=list,
+        description="Names of the environment variables the agent needs (names only, never "
+        "values); the runtime reads them from its environment or the plugin's env file.",
+    )
+    inputs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Values of the agent's other required input fields (not input_field), sent "
+        "with the user's words on the first run of a conversation.",
+    )
 
     @field_validator("config_file")
     @classmethod
@@ -53,6 +80,22 @@ class AgentSpec(BaseModel):
     @classmethod
     def _paths_inside_src(cls, value: list[str]) -> list[str]:
         return [_relative(path) for path in value]
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: list[str]) -> list[str]:
+        for index, name in enumerate(value):
+            if not ENV_NAME.match(name):  # not echoed: a mistaken entry may hold a secret
+                raise ValueError(f"entry {index} is not an environment variable name")
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _inputs_leave_the_input_field(self) -> AgentSpec:
+        if self.input_field in self.inputs:
+            raise ValueError(
+                f"inputs must not set {self.input_field!r}: the user's words go there"
+            )
+        return self
 
     @property
     def config_dir(self) -> str:
