@@ -92,9 +92,7 @@ class AgentSpec(BaseModel):
     @model_validator(mode="after")
     def _inputs_leave_the_input_field(self) -> AgentSpec:
         if self.input_field in self.inputs:
-            raise ValueError(
-                f"inputs must not set {self.input_field!r}: the user's words go there"
-            )
+            raise ValueError(f"inputs must not set {self.input_field!r}: the user's words go there")
         return self
 
     @property

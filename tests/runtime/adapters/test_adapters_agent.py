@@ -48,7 +48,7 @@ def test_settings_are_read_with_their_values(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["ANTHROPIC_API_KEY=sk-123", "1KEY", "A B", ""])
 def test_env_holds_names_never_values(tmp_path: Path, name: str) -> None:
-    with pytest.raises(AgentFileError, match="env: .*entry 1 is not an environment") as caught:
+    with pytest.raises(AgentFileError, match=r"env: .*entry 1 is not an environment") as caught:
         load_agent_spec(spec_file(tmp_path, env=["OPENAI_API_KEY", name]))
 
     assert "sk-123" not in str(caught.value)
