@@ -144,6 +144,14 @@ class Dependency(Model):
     )
 
 
+class EnvVar(Model):
+    """An environment variable the agent reads (its name only: values are never read)."""
+
+    name: str
+    required: bool = Field(description="True when unset fails: os.environ[...] or config env.")
+    origin: str = Field(description="Where it was seen: 'file:line' or langgraph.json.")
+
+
 class Inspection(Model):
     version: int = INSPECTION_VERSION
     source: Source
@@ -156,6 +164,9 @@ class Inspection(Model):
     import_roots: list[str] = Field(
         default_factory=list,
         description="Folders the agent's imports resolve from (sys.path), relative to the root.",
+    )
+    environment: list[EnvVar] = Field(
+        default_factory=list, description="Environment variables the agent reads, by name."
     )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)

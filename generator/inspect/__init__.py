@@ -8,9 +8,9 @@ known statically becomes a warning with file and line, never a guess.
 
 Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpreter), ``builders``
 (``StateGraph`` calls), ``exports`` (one graph), ``state``, ``nodes``, ``returns``,
-``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes), ``deps``
-(declared requirements), ``poetry``, ``local_packages``, ``imports`` (undeclared imports),
-``readme``.
+``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes),
+``environ`` (variables read), ``deps`` (declared requirements), ``poetry``, ``local_packages``,
+``imports`` (undeclared imports), ``readme``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from generator.inspect.config import load_config
 from generator.inspect.deps import dependencies
+from generator.inspect.environ import environment_variables
 from generator.inspect.evaluate import Interpreter
 from generator.inspect.exports import inspect_graph
 from generator.inspect.imports import undeclared
@@ -51,6 +52,7 @@ def inspect_source(
         config_extra_keys=project_config.extra_keys,
         python_version=project_config.python_version,
         env=project_config.env,
+        environment=environment_variables(project, project_config, entry_files),
         import_roots=project_config.import_roots,
         graphs=graphs,
         dependencies=declared + undeclared(project, entry_files, declared),

@@ -21,7 +21,7 @@ from libcst.helpers import get_full_name_for_node
 from packaging.utils import canonicalize_name
 
 from generator.inspect.deps import requirements_file
-from generator.inspect.modules import Project
+from generator.inspect.modules import Module, Project
 from generator.models import Dependency
 
 #: Import names whose distribution is not named like them (module -> distribution).
@@ -80,28 +80,45 @@ def undeclared(
     return list(proposals.values())
 
 
-def third_party_imports(project: Project, entry_files: list[Path]) -> dict[str, str]:
-    """Imported library modules (``google.genai`` for namespaces) -> where first seen."""
-    found: dict[str, str] = {}
+def reachable_modules(project: Project, entry_files: list[Path]) -> list[Module]:
+    """The repository modules the graph files import, directly or not (the agent's code)."""
     queue = [project.module(path) for path in entry_files]
-    seen: set[Path] = set()
+    seen: dict[Path, Module] = {}
     while queue and len(seen) < _MAX_FILES:
         module = queue.pop(0)
         if module.path in seen:
             continue
-        seen.add(module.path)
-        collector = _Imports()
-        module.tree.visit(collector)
-        for dotted, names, level, node in collector.found:
-            targets = [(dotted, level)] + [(f"{dotted}.{n}".strip("."), level) for n in names]
-            local = [p for t, lv in targets if (p := project.find(module, t, lv)) is not None]
-            queue += [project.module(p) for p in local if p.is_file()]
-            if local or level or not dotted:
+        seen[module.path] = module
+        for dotted, names, level, _ in _imports_of(module):
+            found = (project.find(module, t, level) for t in _targets(dotted, names))
+            queue += [project.module(path) for path in found if path is not None and path.is_file()]
+    return list(seen.values())
+
+
+def third_party_imports(project: Project, entry_files: list[Path]) -> dict[str, str]:
+    """Imported library modules (``google.genai`` for namespaces) -> where first seen."""
+    found: dict[str, str] = {}
+    for module in reachable_modules(project, entry_files):
+        for dotted, names, level, node in _imports_of(module):
+            if level or not dotted:
+                continue
+            if any(project.find(module, t, 0) is not None for t in _targets(dotted, names)):
                 continue
             name = _module_name(dotted)
             if name.partition(".")[0] not in sys.stdlib_module_names:
                 found.setdefault(name, f"{module.rel}:{module.line(node)}")
     return found
+
+
+def _targets(dotted: str, names: list[str]) -> list[str]:
+    """What ``from dotted import names`` may load: the module, and each name as a submodule."""
+    return [dotted, *(f"{dotted}.{name}".strip(".") for name in names)]
+
+
+def _imports_of(module: Module) -> list[tuple[str, list[str], int, cst.CSTNode]]:
+    collector = _Imports()
+    module.tree.visit(collector)
+    return collector.found
 
 
 def _installed(module_name: str, installed: Mapping[str, list[str]]) -> bool:
