@@ -362,7 +362,11 @@ def needs_dependency_agent(package: str, requirement: str, module: str) -> dict[
 
 
 def wheel(
-    folder: Path, distribution: str, module: str, version: str = "1.0", requires: tuple[str, ...] = ()
+    folder: Path,
+    distribution: str,
+    module: str,
+    version: str = "1.0",
+    requires: tuple[str, ...] = (),
 ) -> Path:
     """A minimal pure-Python wheel of ``module`` (installs with no index, no network);
     ``requires`` become its ``Requires-Dist`` lines, so a folder of these is a local index."""
