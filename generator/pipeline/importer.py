@@ -130,6 +130,8 @@ def import_agent(
             rendered = render(answers, template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
+            note.append(_settings_summary(answers))
+            note.extend(f"needs a value: {line}" for line in answers.unset_settings)
             note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
@@ -227,6 +229,13 @@ def _python(
     if options.approve_deps and dependencies.missing and not options.dry_run:
         return install_approved(root, options.plugin_id, folder / "requirements.txt")
     return env_python(root, options.plugin_id)
+
+
+def _settings_summary(answers: PluginAnswers) -> str:
+    """The recorded settings in one line: context fields and variable names (never values)."""
+    context = ", ".join(answers.context) or "none"
+    env = ", ".join([*answers.env, *(f"{name} (optional)" for name in answers.optional_env)])
+    return f"settings: context {context}; environment variables {env or 'none'}"
 
 
 def _files(folder: Path, *, with_contents: bool) -> dict[str, str | None]:

@@ -29,6 +29,7 @@ from generator.design.facts import select_graph
 from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
+from generator.render.settings import plugin_settings
 from runtime.layout import ANSWERS_FILE, Strategy
 
 TEMPLATE_CONFIG = "copier.yml"
@@ -69,6 +70,11 @@ class PluginAnswers(BaseModel):
     output_field: str
     result_fields: list[str]
     initial_domain_state: dict[str, Any]
+    context: dict[str, Any] = Field(default_factory=dict)
+    env: list[str] = Field(default_factory=list)
+    optional_env: list[str] = Field(default_factory=list)
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    unset_settings: list[str] = Field(default_factory=list)
     screens: dict[str, dict[str, Any]]
     requirements: list[str]
     agent_shape: dict[str, Any]
@@ -117,6 +123,9 @@ def plugin_answers(
     """The template's answers for ``design`` of the graph ``design.graph_id``."""
     graph = select_graph(inspection, design.graph_id)
     source = inspection.source
+    settings = plugin_settings(
+        inspection, graph, plugin_id=design.plugin_id, input_field=design.input_field
+    )
     return PluginAnswers(
         plugin_id=design.plugin_id,
         title=" ".join(design.title.split()),
@@ -135,6 +144,11 @@ def plugin_answers(
         output_field=design.output_field,
         result_fields=sorted(design.initial_domain_state.get(STATE_KEY) or {}),
         initial_domain_state=design.initial_domain_state,
+        context=settings.context,
+        env=settings.env,
+        optional_env=settings.optional_env,
+        inputs=settings.inputs,
+        unset_settings=settings.unset,
         screens={name: screen.model_dump(mode="json") for name, screen in design.screens().items()},
         requirements=requirements,
         agent_shape=agent_shape(graph),
