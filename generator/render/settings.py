@@ -51,8 +51,7 @@ def plugin_settings(
             settings.context[field.name] = value
         elif not has_default(field):
             settings.unset.append(
-                f"context field {field.name!r} has no default: set it under \"context\" in "
-                f"{where}"
+                f'context field {field.name!r} has no default: set it under "context" in {where}'
             )
     for field in _required_inputs(graph, input_field):
         settings.unset.append(
