@@ -3,6 +3,7 @@ an isolated validation environment (never the runtime's)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,15 @@ from pathlib import Path
 import pytest
 from plugin_repo import agent_repo, needs_dependency_agent, options, runtime_repo, tree, wheel
 
+from generator.errors import AgentImportError
 from generator.models import Dependency
 from generator.pipeline.importer import ValidationFailed, import_agent
-from generator.validate.environment import check_dependencies, env_python, requirement_for_module
+from generator.validate.environment import (
+    check_dependencies,
+    env_python,
+    install_approved,
+    requirement_for_module,
+)
 from runtime.layout import PLUGINS_FOLDER
 
 
@@ -96,3 +103,91 @@ def test_approved_dependencies_go_into_the_isolated_env_only(tmp_path: Path) -> 
         check=True,
     )
     assert isolated.stdout.strip() == "42"
+
+
+def monorepo_agent(path: Path, *requirements: str) -> Path:
+    """A monorepo app whose langgraph.json lists ``../../libs/shared``, a local package called
+    ``shared`` (PyPI has an unrelated project of that name)."""
+    deps = ", ".join(f'"{r}"' for r in ("langgraph>=1.0", "shared", *requirements))
+    return agent_repo(
+        path,
+        {
+            "libs/shared/pyproject.toml": '[project]\nname = "shared"\nversion = "0.1.0"\n',
+            "libs/shared/shared/__init__.py": """
+                def get_dummy_message() -> str:
+                    return "from the monorepo"
+            """,
+            "apps/bot/langgraph.json": json.dumps(
+                {"dependencies": [".", "../../libs/shared"], "graphs": {"bot": "./graph.py:graph"}}
+            ),
+            "apps/bot/pyproject.toml": (
+                f'[project]\nname = "bot"\nversion = "0.1.0"\ndependencies = [{deps}]\n'
+            ),
+            "apps/bot/graph.py": """
+                from langchain_core.messages import AIMessage
+                from langgraph.graph import START, MessagesState, StateGraph
+                from shared import get_dummy_message
+
+
+                def answer(state: MessagesState):
+                    return {"messages": [AIMessage(content=get_dummy_message())]}
+
+
+                builder = StateGraph(MessagesState)
+                builder.add_node("answer", answer)
+                builder.add_edge(START, "answer")
+                graph = builder.compile()
+            """,
+        },
+    )
+
+
+@pytest.fixture
+def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A local package index whose ``shared`` is not the monorepo's (no get_dummy_message)."""
+    folder = tmp_path / "index"
+    wheel(folder, "shared", "shared", "9.9")
+    wheel(folder, "extra-tool", "extra_tool", "1.0")
+    wheel(folder, "helper-lib", "helper_lib", "1.0", requires=("shared",))
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
+    return folder
+
+
+def test_a_local_dependency_is_used_from_the_vendored_copy_never_fetched_by_name(
+    tmp_path: Path, index_with_a_public_shared: Path
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = monorepo_agent(tmp_path / "agent", "extra-tool")
+
+    result = import_agent(options(agent, "bot", approve_deps=True), root=repo)
+
+    assert result.validation.ok
+    requirements = (repo / PLUGINS_FOLDER / "bot" / "requirements.txt").read_text()
+    assert "extra-tool" in requirements and "shared" not in requirements
+    python = env_python(repo, "bot")
+    assert python is not None
+    probe = "import importlib.metadata as m, extra_tool; print(m.version('shared'))"
+    installed = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    assert "PackageNotFoundError" in installed.stderr  # extra-tool came, shared never did
+
+
+def test_an_index_package_that_pulls_a_local_name_refuses_the_import(
+    tmp_path: Path, index_with_a_public_shared: Path
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = monorepo_agent(tmp_path / "agent", "helper-lib")
+
+    with pytest.raises(AgentImportError, match=r"^shared would be installed from the package"):
+        import_agent(options(agent, "bot", approve_deps=True), root=repo)
+
+    assert tree(repo / PLUGINS_FOLDER) == {"README.md": b"Plugins live here.\n"}
+    assert env_python(repo, "bot") is None
+
+
+def test_an_install_past_its_time_limit_is_stopped_with_a_clear_message(tmp_path: Path) -> None:
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("extra-tool\n")
+
+    with pytest.raises(AgentImportError, match=r"took over 0\.001 s and was stopped$"):
+        install_approved(tmp_path, "slow", requirements, timeout=0.001)
