@@ -3,10 +3,16 @@
 Each example is imported into a fresh clone of this repository (as the demo does): once by
 the ``agent-import import`` command in a new process (what a user waits for, interpreter start
 and imports included), then in-process a few times (the steps alone, Copier already imported).
+
+Then a ReAct-style template (``create_agent`` with a run context, from the fixture corpus) is
+imported with ``--approve-deps``: its requirements are resolved with the runtime's and installed
+by uv into a fresh validation environment, once with an empty uv cache (cold: downloads from
+the package index) and once with that cache filled (warm; goal: under 30 s).
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -16,11 +22,15 @@ from pathlib import Path
 
 from generator.design import DesignOptions
 from generator.pipeline.demo import clone_repository
+from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportOptions, import_agent
+from generator.pipeline.steps import Step
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")
 RUNS = 3
+REACT_TEMPLATE = ROOT / "tests" / "fixtures" / "agents" / "create_agent_prebuilt"
+WARM_GOAL_S = 30.0
 
 
 def command_seconds(example: str, scratch: Path) -> float:
@@ -47,6 +57,9 @@ def in_process(example: str, scratch: Path, run: int) -> dict[str, float]:
 def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
         scratch = Path(tmp)
+        if argv == ["react"]:  # python -m bench.bench_import react: only the approved import
+            react_template(scratch)
+            return
         for example in EXAMPLES:
             seconds = command_seconds(example, scratch)
             print(f"{example}: `agent-import import --offline` {seconds:.2f} s")
@@ -57,3 +70,43 @@ def main(argv: list[str]) -> None:
             for name in runs[0]:
                 times = ", ".join(f"{run[name]:.2f}" for run in runs)
                 print(f"    {name:<13} {times} s")
+        react_template(scratch)
+
+
+def approved_import(scratch: Path, name: str, cache: Path) -> tuple[float, list[Step], str]:
+    """Wall time of one ``--approve-deps`` import of the ReAct template, its steps, outcome."""
+    repo = clone_repository(ROOT, scratch / name)
+    options = ImportOptions(
+        src=str(REACT_TEMPLATE),
+        plugin_id="react_helper",
+        approve_deps=True,
+        design_options=DesignOptions(offline=True, use_cache=False),
+    )
+    steps: list[Step] = []
+    saved = os.environ.get("UV_CACHE_DIR")
+    os.environ["UV_CACHE_DIR"] = str(cache)
+    started = time.perf_counter()
+    try:
+        import_agent(options, root=repo, progress=steps.append)
+        outcome = "validated"
+    except AgentImportError as exc:
+        outcome = f"stopped: {str(exc).splitlines()[0]}"
+    finally:
+        if saved is None:
+            del os.environ["UV_CACHE_DIR"]
+        else:
+            os.environ["UV_CACHE_DIR"] = saved
+    return time.perf_counter() - started, steps, outcome
+
+
+def react_template(scratch: Path) -> None:
+    cache = scratch / "uv-cache"
+    for name in ("cold", "warm"):
+        seconds, steps, outcome = approved_import(scratch, f"react-{name}", cache)
+        verdict = "" if name == "cold" else (
+            " (under the 30 s goal)" if seconds < WARM_GOAL_S else " (OVER the 30 s goal)"
+        )  # fmt: skip
+        print(f"ReAct template, approved dependencies, {name} uv cache: {seconds:.1f} s{verdict}")
+        for step in steps:
+            print(f"    {step.name:<13} {step.seconds:6.2f} s  {step.summary.splitlines()[0]}")
+        print(f"    outcome: {outcome}")
