@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from generator.design import DesignOptions
-from generator.pipeline.demo import clone_repository
 from generator.errors import AgentImportError
+from generator.pipeline.demo import clone_repository
 from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.steps import Step
 
