@@ -79,6 +79,7 @@ def approved_import(scratch: Path, name: str, cache: Path) -> tuple[float, list[
     options = ImportOptions(
         src=str(REACT_TEMPLATE),
         plugin_id="react_helper",
+        graph="helper",
         approve_deps=True,
         design_options=DesignOptions(offline=True, use_cache=False),
     )
