@@ -3,7 +3,7 @@
 The agent's code is every repository module reachable by imports from its graph files. Each
 absolute import that is not a repository module, not the standard library and not guarded by
 ``except ImportError`` is a third-party module; when neither a declared requirement nor the
-runtime's own environment provides it, a requirement is proposed (shown for approval like any
+runtime's own requirements provide it, a requirement is proposed (shown for approval like any
 other): the one the repository's other requirement files declare, else the module's usual
 distribution name. Nothing is imported; module names are read from the source.
 """
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
 import libcst as cst
@@ -23,6 +21,7 @@ from packaging.utils import canonicalize_name
 from generator.inspect.deps import requirements_file
 from generator.inspect.modules import Module, Project
 from generator.models import Dependency
+from generator.runtime_packages import provided_modules
 
 #: Import names whose distribution is not named like them (module -> distribution).
 DISTRIBUTIONS = {
@@ -64,7 +63,7 @@ def undeclared(
 ) -> list[Dependency]:
     """A proposed requirement for each imported module that nothing provides, once each."""
     provided = {canonicalize_name(d.name) for d in declared}
-    installed = metadata.packages_distributions()
+    installed = provided_modules()
     proposals: dict[str, Dependency] = {}
     others: list[Dependency] | None = None
     for module_name, where in third_party_imports(project, entry_files).items():
@@ -121,16 +120,10 @@ def _imports_of(module: Module) -> list[tuple[str, list[str], int, cst.CSTNode]]
     return collector.found
 
 
-def _installed(module_name: str, installed: Mapping[str, list[str]]) -> bool:
-    """The runtime's environment has it: by top-level name, or for a namespace package
-    (``google.genai``) by its usual distribution, since ``google`` alone says nothing."""
-    if module_name.partition(".")[0] not in _NAMESPACES:
-        return module_name in installed
-    try:
-        metadata.distribution(_distribution(module_name))
-    except metadata.PackageNotFoundError:
-        return False
-    return True
+def _installed(module_name: str, installed: frozenset[str]) -> bool:
+    """The runtime provides it: by top-level name; never a namespace package's part
+    (``google.genai``), since ``google`` alone says nothing about which one."""
+    return module_name.partition(".")[0] not in _NAMESPACES and module_name in installed
 
 
 def _module_name(dotted: str) -> str:

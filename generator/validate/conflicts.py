@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from generator.errors import AgentImportError
+from generator.runtime_packages import runtime_requirements
 from generator.validate.environment import find_uv, read_requirements
 from generator.validate.processes import run_tree
 from runtime.layout import PLUGINS_FOLDER
@@ -33,8 +33,6 @@ _UNREACHABLE = re.compile(
 )
 #: A package the resolution would install, as uv lists it: `` + name==1.0``.
 _PLANNED = re.compile(r"^\s*\+\s*([A-Za-z0-9][A-Za-z0-9._-]*)==", re.MULTILINE)
-#: The distribution whose requirements are the runtime's own.
-RUNTIME_DISTRIBUTION = "agent-import"
 
 
 def check_conflicts(
@@ -81,23 +79,6 @@ def check_conflicts(
         + _owners([*combined, *(f"{line}  # the runtime" for line in runtime_requirements())],
                   explanation)
     )  # fmt: skip
-
-
-def runtime_requirements() -> list[str]:
-    """The runtime's declared requirements (its distribution's metadata), extras left out."""
-    try:
-        declared = metadata.requires(RUNTIME_DISTRIBUTION) or []
-    except metadata.PackageNotFoundError:
-        return []
-    kept = []
-    for line in declared:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if requirement.marker is None or "extra" not in str(requirement.marker):
-            kept.append(line)
-    return kept
 
 
 def _combined(root: Path, plugin_id: str, requirements: list[str]) -> list[str]:

@@ -9,7 +9,8 @@ import pytest
 from plugin_repo import wheel
 
 from generator.errors import AgentImportError
-from generator.validate.conflicts import check_conflicts, runtime_requirements
+from generator.runtime_packages import runtime_requirements
+from generator.validate.conflicts import check_conflicts
 from runtime.layout import PLUGINS_FOLDER
 
 
