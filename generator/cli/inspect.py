@@ -47,7 +47,26 @@ def summary(inspection: Inspection) -> str:
         lines += ["", *_graph(graph)]
     if inspection.dependencies:
         lines += ["", "dependencies (not installed):"]
-        lines += [f"  {dep.spec}  [{dep.origin}]" for dep in inspection.dependencies]
+        lines += [
+            f"  {dep.spec}  [{dep.origin}"
+            + (
+                f"; proposed for the undeclared import {dep.proposed_for}]"
+                if dep.proposed_for
+                else "]"
+            )
+            for dep in inspection.dependencies
+        ]
+    if inspection.local_packages:
+        lines += [
+            "",
+            f"local packages (vendored, never fetched): {', '.join(inspection.local_packages)}",
+        ]
+    if inspection.environment:
+        lines += ["", "environment variables (names only):"]
+        lines += [
+            f"  {var.name}{'' if var.required else ' (optional)'}  [{var.origin}]"
+            for var in inspection.environment
+        ]
     if inspection.warnings:
         lines += ["", f"warnings ({len(inspection.warnings)}):"]
         for w in inspection.warnings:
@@ -69,6 +88,8 @@ def _graph(graph: Graph) -> list[str]:
     if graph.export_reason:
         lines.append(f"  unresolvable: {graph.export_reason}")
     lines.append(f"  strategy: {graph.strategy} ({graph.strategy_reason})")
+    if graph.documented_shape:
+        lines.append(f"  shape: the documented shape of {graph.documented_shape}")
     lines += _schema("state", graph.state, fields=True)
     for role, schema in (
         ("input", graph.input_schema),

@@ -65,9 +65,25 @@ def test_summary_shows_graphs_state_nodes_dependencies_and_warnings() -> None:
     assert "messages: Messages  [reducer add_messages; from BaseState]" in out
     assert "search: function search -> queries, sources" in out
     done = cli(str(FIXTURES / "relative_up"))
-    assert "langgraph ^0.4  [pyproject.toml]" in done.stdout
+    assert "langgraph>=0.4,<0.5  [pyproject.toml]" in done.stdout
     done = cli(str(FIXTURES / "dynamic_nodes"))
     assert "review.py:49: node added inside a loop" in done.stdout
+
+
+def test_summary_shows_shapes_proposals_local_packages_and_variables() -> None:
+    out = cli(str(FIXTURES / "swarm")).stdout
+    assert "  shape: the documented shape of langgraph_swarm.create_swarm" in out
+    assert "orders_desk -[destinations]-> returns_desk" in out
+    out = cli(str(FIXTURES / "undeclared_imports")).stdout
+    assert (
+        "  langchain-openai>=0.2  [requirements.txt; proposed for the undeclared import "
+        "langchain_openai (agent/graph.py:9)]"
+    ) in out
+    out = cli(str(FIXTURES / "uv_workspace")).stdout
+    assert "local packages (vendored, never fetched): helpdesk, shared, support-core" in out
+    out = cli(str(FIXTURES / "create_agent_prebuilt")).stdout
+    assert "  SEARCH_API_KEY  [langgraph.json]" in out
+    assert "  SEARCH_URL (optional)  [src/helper/tools.py:7]" in out
 
 
 def test_remote_source_with_ref(
