@@ -144,7 +144,11 @@ def test_an_import_writes_the_settings_into_agent_json_and_the_readme(tmp_path: 
         graph = builder.compile()
     """
     files["langgraph.json"] = json.dumps(
-        {"dependencies": ["."], "graphs": {"agent": "./graph.py:graph"}, "env": {"GREETER_KEY": ""}}
+        {
+            "dependencies": ["."],
+            "graphs": {"agent": "./graph.py:graph"},
+            "env": {"GREETER_KEY": "sk-do-not-copy"},
+        }
     )
     agent = agent_repo(tmp_path / "agent", files)
 
@@ -158,5 +162,7 @@ def test_an_import_writes_the_settings_into_agent_json_and_the_readme(tmp_path: 
     readme = (folder / "README.md").read_text()
     assert '- `greeting` = `"Hello"`' in readme
     assert "- `GREETER_KEY` (required)" in readme and "- `GREETER_STYLE` (optional)" in readme
+    written = [p.read_bytes() for p in folder.rglob("*") if p.is_file() and "src" not in p.parts]
+    assert not any(b"sk-do-not-copy" in content for content in written)  # names, never values
     render = next(step for step in result.steps if step.name == "render")
     assert "environment variables GREETER_KEY, GREETER_STYLE (optional)" in render.summary
