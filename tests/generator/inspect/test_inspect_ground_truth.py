@@ -22,6 +22,8 @@ from generator.inspect.config import load_config
 from generator.models import Graph, Inspection
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
+#: One child process imports LangGraph and builds every graph: slow on a loaded machine.
+pytestmark = pytest.mark.timeout(300)
 #: Fixtures that run offline with what this project installs (no model provider packages).
 RUNNABLE = [
     "compiled_basic",
@@ -103,7 +105,7 @@ def real_graphs() -> dict[tuple[str, str], dict[str, Any]]:
         input="".join(json.dumps(job) + "\n" for job in jobs),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONWARNINGS": "ignore"},
         check=False,
     )
