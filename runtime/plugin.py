@@ -67,6 +67,7 @@ class PluginBase(ABC):
             pendingAction=None,
             outbox=[],
             meta={},
+            usage={"tokens": 0},
             domain={self.plugin_id: self.initial_domain_state()},
             state_version=self.state_version,
         )

@@ -60,7 +60,13 @@ from runtime.turns import (
     TurnRequest,
     UnknownInterrupt,
 )
-from runtime.turns.approvals import BadAnswer, answer_click, answer_words, approval_events
+from runtime.turns.approvals import (
+    BadAnswer,
+    answer_click,
+    answer_words,
+    approval_events,
+    asks_itself,
+)
 from runtime.wire import (
     ClientMessage,
     CloseCode,
@@ -196,12 +202,17 @@ class Session:
     async def handle(self, engine: TurnEngine, message: ClientMessage) -> None:
         """Answer one client frame: a turn, a mode change, or a ``server.error``."""
         payload = message.payload
-        if isinstance(payload, TranscriptFinal) and self.waiting:
-            resume = answer_words(self.waiting, payload.text)
-            if resume is None:
-                await self.ask_again()
-            else:
-                await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        resume = (
+            answer_words(self.waiting, payload.text)
+            if isinstance(payload, TranscriptFinal)
+            else None
+        )
+        if resume is not None:
+            await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
+        elif (
+            isinstance(payload, TranscriptFinal) and self.waiting and not asks_itself(self.waiting)
+        ):
+            await self.ask_again()
         elif isinstance(payload, TranscriptFinal):
             await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
         elif isinstance(payload, UiAction):

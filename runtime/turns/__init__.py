@@ -38,6 +38,15 @@ An id the session is not waiting on raises ``UnknownInterrupt`` before anything 
 never applied to another interrupt. ``engine.pending()`` lists what the session waits on now, and
 ``Opening.interrupts`` what it waited on when the transport connected.
 
+Policy (``runtime.policy.RunPolicy``, per plugin; docs/run-policy.md): each turn is bounded by a
+recursion limit, a deadline, a token budget per session and a number of tool calls; past one, the
+result carries ``TurnError(code)`` (``recursion_limit``, ``deadline_exceeded``,
+``budget_exhausted``, ``tool_limit``; ``agent_error`` when the plugin raises), the outbox starts
+with ``server.error`` and ``state`` is the state from before the turn. A turn's checkpoints are
+written only when the transport asks for what follows ``TurnFinished`` (``TurnWrites``): a
+transport that stops iterating before (its client left during delivery) drops the turn. Always
+iterate ``stream`` to its end (no ``break``), e.g. inside ``contextlib.aclosing``.
+
 Engine events (``runtime.turns.events``) come from LangGraph's ``stream_mode=["messages",
 "updates", "values"]`` with ``subgraphs=True``, so an imported agent's tokens and tool calls are
 reported too.

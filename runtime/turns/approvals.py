@@ -8,6 +8,10 @@ Column, a DataCard per question, buttons) and a short spoken question. The value
   or a string) and optional ``options`` (strings, or ``{"label": ..., "value": ...}``);
 * anything else: shown as its details under "Shall I go ahead?".
 
+A mapping with ``"shown": True`` says the plugin drew the question itself (its own screen and
+line): the runtime adds nothing and only waits for the answer; words that answer nothing then go
+to the plugin as a new turn.
+
 Answers: the buttons ``<plugin_id>.approve`` / ``<plugin_id>.reject`` (resume value ``True`` /
 ``False``) or, when the interrupt has options, ``<plugin_id>.choose`` with the option's index
 (resume value: the option's ``value``, by default its label); every button names its
@@ -50,6 +54,8 @@ class Approval:
     question: str
     details: tuple[tuple[str, str], ...] = ()
     options: tuple[Option, ...] = ()
+    #: The plugin shows and says the question itself.
+    shown: bool = False
 
     @classmethod
     def of(cls, value: Any) -> Approval:
@@ -63,7 +69,7 @@ class Approval:
             lines = tuple((str(k), str(v)) for k, v in details.items())
         else:
             lines = (("Details", str(details)),) if details else ()
-        return cls(question, lines, _options(value.get("options")))
+        return cls(question, lines, _options(value.get("options")), value.get("shown") is True)
 
     def spoken(self) -> str:
         """The question and how to answer it, under the voice limit."""
@@ -92,8 +98,11 @@ def approval_events(
     plugin_id: str, interrupts: Sequence[PendingInterrupt]
 ) -> list[ServerEventDict]:
     """The approval screen for ``interrupts`` on the plugin's surface, and its spoken question
-    (client tool calls are the transport's to answer: they show nothing)."""
-    interrupts = [i for i in interrupts if not is_client_tool_call(i)]
+    (client tool calls are the transport's to answer, a ``shown`` question the plugin's own:
+    neither draws anything)."""
+    interrupts = [
+        i for i in interrupts if not (is_client_tool_call(i) or Approval.of(i.value).shown)
+    ]
     if not interrupts:
         return []
     children: list[str] = ["approval_heading"]
@@ -182,6 +191,11 @@ def answer_click(
     if not isinstance(index, int) or not 0 <= index < len(options):
         raise BadAnswer(f"{action_id}: no option {index!r} for interrupt {interrupt_id}")
     return {interrupt_id: options[index].value}
+
+
+def asks_itself(interrupts: Sequence[PendingInterrupt]) -> bool:
+    """The first pending question is the plugin's own (``shown``): it handles other words."""
+    return bool(interrupts) and Approval.of(interrupts[0].value).shown
 
 
 def answer_words(interrupts: Sequence[PendingInterrupt], text: str) -> dict[str, Any] | None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -38,7 +39,7 @@ BREAKPOINT: Final = "breakpoint:"
 EXTRAS_KEY: Final = "runtime_extras"
 
 #: What the customer hears for each error code ({title} is the plugin's).
-ERROR_MESSAGES: Final[dict[str, str]] = {
+ERROR_MESSAGES: Final[dict[ErrorCode, str]] = {
     "agent_error": "The {title} agent could not handle that. Please try again.",
     "recursion_limit": "The {title} agent took too many steps on that and was stopped.",
     "deadline_exceeded": "The {title} agent took too long on that and was stopped.",
@@ -133,7 +134,16 @@ class _Failure:
     error: BaseException
 
 
-_END: Final = object()
+@dataclass
+class _Done:
+    """A run's end: the plugin's state, and whether it stopped on an interrupt."""
+
+    state: dict[str, Any]
+    interrupted: bool
+
+
+#: A chunk of LangGraph's stream: (namespace, mode, payload).
+Chunk = tuple[tuple[str, ...], str, Any]
 
 
 class TurnEngine:
@@ -230,39 +240,35 @@ class TurnEngine:
         guard = TurnGuard(policy, await self._tokens_before())
         writes = TurnWrites(self.context.registry.checkpointer)
         config = self._config(request, guard, writes)
-        modes: list[StreamMode] = (
-            ["updates", "values", "messages"] if events else ["updates", "values"]
-        )
         translator = Translator()
         state: dict[str, Any] = {}
         interrupted = False
         try:
             if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
                 raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
-            async for namespace, mode, payload in self._chunks(inputs, config, modes, guard):
-                if mode == "messages":
-                    for item in translator.message(payload[0]):
-                        yield item
-                elif mode == "updates":
-                    for node in payload:
-                        if node == "__interrupt__":
-                            interrupted = interrupted or not namespace
-                        elif events:
-                            for item in translator.node_finished(node, namespace):
-                                yield item
-                elif not namespace:
-                    state = payload
-            if guard.stopped is not None:
-                raise guard.stopped
-        except TurnStopped as exc:
-            result = await self._failed(exc.code, str(exc))
-        except GraphRecursionError:
-            result = await self._failed("recursion_limit", f"over {policy.recursion_limit} steps")
+            async with aclosing(self._run(inputs, config, guard, events=events)) as run:
+                async for item in run:
+                    if isinstance(item, _Done):
+                        state, interrupted = item.state, item.interrupted
+                        continue
+                    namespace, mode, payload = item
+                    if mode == "messages":
+                        for engine_event in translator.message(payload[0]):
+                            yield engine_event
+                    else:
+                        for node in payload:
+                            for engine_event in translator.node_finished(node, namespace):
+                                yield engine_event
+            guard.check()
         except Exception as exc:
-            logger.exception(
-                "agent %r failed in session %s", self.plugin.plugin_id, self.session_id
-            )
-            result = await self._failed("agent_error", f"{type(exc).__name__}", logged=True)
+            stopped = guard.stopped or (exc if isinstance(exc, TurnStopped) else None)
+            if stopped is not None:  # a limit; the run may have ended in GraphDrained meanwhile
+                result = await self._failed(stopped.code, str(stopped))
+            elif isinstance(exc, GraphRecursionError):
+                detail = f"over {policy.recursion_limit} steps"
+                result = await self._failed("recursion_limit", detail)
+            else:
+                result = await self._agent_error(exc)
         else:
             waiting = await self._interrupts(config) if interrupted else ()
             outbox = [
@@ -274,6 +280,15 @@ class TurnEngine:
         yield TurnFinished(result)
         if result.error is None:
             await asyncio.to_thread(writes.commit)
+
+    async def _agent_error(self, exc: Exception) -> TurnResult:
+        logger.error(
+            "agent %r failed in session %s",
+            self.plugin.plugin_id,
+            self.session_id,
+            exc_info=exc,
+        )
+        return await self._failed("agent_error", type(exc).__name__, logged=True)
 
     async def _failed(self, code: ErrorCode, detail: str, *, logged: bool = False) -> TurnResult:
         """The result of a failed turn: the state before it, the error, the error screen (or the
@@ -302,7 +317,7 @@ class TurnEngine:
         """What the turn just left waiting, read through its own (not yet committed) writes."""
         return self._waiting(await asyncio.to_thread(self.graph.get_state, config))
 
-    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any] | None:
+    async def _inputs(self, request: TurnRequest) -> dict[str, Any] | Command[Any]:
         """The graph's input; a resume is checked first (``UnknownInterrupt``)."""
         runtime_fields = {"mode": request.mode, "device": request.device, "outbox": None}
         if request.resume is None:
@@ -318,7 +333,7 @@ class TurnEngine:
             # A breakpoint goes on (None) when approved; refused, the waiting step is dropped and
             # the plugin redraws from where it was.
             if all(breakpoints):
-                return None
+                return Command(update={"outbox": None})
             return {"transcript": "", "pendingAction": None, **runtime_fields}
         # Mode and device wait for the next turn: a resumed step may be resumed again, and a
         # second value for them in one step is an error; clearing the outbox twice is not.
@@ -359,56 +374,70 @@ class TurnEngine:
             spent = self.context.tokens_spent
             spent[self.session_id] = spent.get(self.session_id, 0) + tokens
 
-    async def _chunks(
-        self, inputs: Any, config: RunnableConfig, modes: list[StreamMode], guard: TurnGuard
-    ) -> AsyncIterator[tuple[tuple[str, ...], str, Any]]:
-        """The graph's stream, run in a worker thread (checkpointers and nodes may block), until
-        the deadline. Once cancelled (deadline, a limit, this iterator closed) the run stops at
-        its next step or callback; its writes are never committed."""
+    async def _run(
+        self, inputs: Any, config: RunnableConfig, guard: TurnGuard, *, events: bool
+    ) -> AsyncGenerator[Chunk | _Done, None]:
+        """Run the graph in a worker thread (checkpointers and nodes may block) until the
+        deadline: with ``events``, its ``messages`` and ``updates`` chunks as they come; last,
+        ``_Done``. Once cancelled (the deadline, a limit, this iterator closed) the run stops at
+        its next step or callback, and its writes are never committed."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue: asyncio.Queue[Chunk | _Done | _Failure] = asyncio.Queue()
         policy = self.plugin.run_policy
+        # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
+        modes: list[StreamMode] = (
+            ["updates", "values", "messages"] if events else ["updates", "values"]
+        )
 
-        def put(item: Any) -> None:
+        def put(item: Chunk | _Done | _Failure) -> None:
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, item)
             except RuntimeError:  # the event loop is gone (server shutdown)
-                guard.cancelled.set()
+                guard.cancel()
 
         def work() -> None:
+            done = _Done({}, False)
             try:
                 for chunk in self.graph.stream(
                     inputs,
                     config,
                     stream_mode=modes,
-                    subgraphs=True,
+                    subgraphs=events,
                     durability=DURABILITY,
+                    control=guard.control,
                     interrupt_before=list(policy.interrupt_before) or None,
                     interrupt_after=list(policy.interrupt_after) or None,
                 ):
-                    if guard.cancelled.is_set():
+                    if guard.cancelled:
                         break  # stopped by a limit (the turn reads guard.stopped) or abandoned
-                    put(chunk)
+                    namespace, mode, payload = cast(Chunk, chunk if events else ((), *chunk))
+                    if mode == "values":
+                        if not namespace:
+                            done.state = payload
+                    elif mode == "updates" and "__interrupt__" in payload:
+                        done.interrupted = done.interrupted or not namespace
+                    elif events:
+                        put((namespace, mode, payload))
             except BaseException as exc:
                 put(_Failure(exc))
             else:
-                put(_END)
+                put(done)
 
-        deadline = loop.time() + policy.deadline_s
+        def deadline() -> None:
+            put(_Failure(guard.stop("deadline_exceeded", f"over {policy.deadline_s} s")))
+
+        timer = loop.call_later(policy.deadline_s, deadline)
         loop.run_in_executor(None, contextvars.copy_context().run, work)
         ended = False
         try:
             while not ended:
-                try:
-                    item = await asyncio.wait_for(queue.get(), deadline - loop.time())
-                except TimeoutError:
-                    raise guard.stop("deadline_exceeded", f"over {policy.deadline_s} s") from None
+                item = await queue.get()
                 if isinstance(item, _Failure):
                     ended = True
                     raise item.error
-                ended = item is _END
-                if not ended:
-                    yield item
+                ended = isinstance(item, _Done)
+                yield item
         finally:
-            if not ended:  # the deadline, or the transport stopped listening: stop the run
-                guard.cancelled.set()
+            timer.cancel()
+            if not ended:  # the transport stopped listening: stop the run
+                guard.cancel()

@@ -1,20 +1,23 @@
 """The limits of one turn, enforced while it runs: ``TurnGuard`` is a LangChain callback handler.
 
-Tool calls are counted as tools start, tokens from each model's usage metadata as models finish;
-past a limit, or once the turn is cancelled (deadline, client gone), the guard raises
-``TurnStopped`` from the next callback, which stops the node that made it. A node that catches
-the exception cannot hide it: the engine reads ``guard.stopped`` after the run. The recursion
-limit is LangGraph's own (``config["recursion_limit"]``).
+Tool calls are counted as tools start, tokens from each model's usage metadata as models finish.
+Past a limit, or once the turn is cancelled (the deadline, a transport that stopped listening),
+the guard asks LangGraph to drain the run (``RunControl``: the graph and its subgraphs stop before
+their next step) and raises ``TurnStopped`` from the next model or tool callback, which stops the
+node that made it. A node that catches the exception cannot hide it: the engine reads
+``guard.stopped`` after the run. The recursion limit is LangGraph's own
+(``config["recursion_limit"]``). The guard ignores chain events: they are many, and steps are
+already checked by the drain.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Literal
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
+from langgraph.runtime import RunControl
 
 from runtime.policy import RunPolicy
 
@@ -48,6 +51,8 @@ class TurnGuard(BaseCallbackHandler):
 
     raise_error = True
     run_inline = True
+    ignore_chain = True
+    ignore_retriever = True
 
     def __init__(self, policy: RunPolicy, tokens_before: int) -> None:
         self.policy = policy
@@ -55,21 +60,27 @@ class TurnGuard(BaseCallbackHandler):
         self.tokens = 0
         self.tool_calls = 0
         self.stopped: TurnStopped | None = None
-        self.cancelled = threading.Event()
+        #: Lent to the run (``graph.stream(control=...)``) and, through it, to its subgraphs.
+        self.control = RunControl()
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.control.drain_requested)
 
     def stop(self, code: ErrorCode, message: str) -> TurnStopped:
         """Record why the turn stops (the first reason wins) and cancel what still runs."""
         if self.stopped is None:
             self.stopped = TurnStopped(code, message)
-        self.cancelled.set()
+        self.cancel()
         return self.stopped
 
-    def check(self) -> None:
-        if self.cancelled.is_set() and self.stopped is not None:
-            raise self.stopped
+    def cancel(self) -> None:
+        """Stop the run at its next step: nobody waits for it any more."""
+        self.control.request_drain("cancelled")
 
-    def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
-        self.check()
+    def check(self) -> None:
+        if self.stopped is not None:
+            raise self.stopped
 
     def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
         self.check()

@@ -10,7 +10,10 @@ Every turn runs ``ingest_input`` (a click, or free text understood as the same c
   ``render_support_options``;
 
 and ends with ``clear_pending_action``. Each path ends in exactly one node that draws a screen and
-says one line; nodes before it only add to the line's opening (``LostCardState.notice``).
+says one line; nodes before it only add to the line's opening (``LostCardState.notice``). A turn
+that asks for a yes then waits in ``await_confirmation`` (LangGraph's ``interrupt()``, the question
+on the plugin's own screen): the runtime resumes it with the customer's yes or no, which becomes
+the ``confirm`` or ``cancel`` it stands for; anything else starts a new turn as before.
 Every step that changes the card, every identity answer and every escalation adds a
 ``server.audit.event`` to the outbox; the runtime sends those to the audit log, never to a client.
 
@@ -29,6 +32,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.client_tools import ClientToolError, call_client_tool, offered
@@ -412,6 +416,20 @@ def clear_pending_action(state: CommonState) -> dict[str, Any]:
     return {"pendingAction": None, "transcript": ""}
 
 
+def await_confirmation(state: CommonState) -> dict[str, Any]:
+    """Wait for the yes or no to the question on screen; the answer becomes the click it means,
+    and the policy takes it from there (a yes to a step no longer asked confirms nothing)."""
+    step = card_of(state).awaiting_confirmation
+    assert step is not None, "routing only comes here with a question open"
+    approved = interrupt({"question": views.QUESTIONS[step].question, "shown": True})
+    action: PendingAction = (
+        {"id": f"{PLUGIN_ID}.confirm", "data": {"step": step}}
+        if approved is True
+        else {"id": f"{PLUGIN_ID}.cancel", "data": {}}
+    )
+    return {"pendingAction": action}
+
+
 # --- drawing ------------------------------------------------------------------------------------
 
 
@@ -482,6 +500,11 @@ def route_after_identity(state: CommonState) -> Route:
     return "render_support_options" if locked_out(card) else "clear_pending_action"
 
 
+def route_after_turn(state: CommonState) -> str:
+    """A turn that asked for a yes waits for it."""
+    return "await_confirmation" if card_of(state).awaiting_confirmation else END
+
+
 def route_after_freeze(state: CommonState) -> Route:
     """A freeze goes on to offer a replacement; an unfreeze has answered already."""
     return "confirm_action" if card_of(state).requested_step else "clear_pending_action"
@@ -509,6 +532,7 @@ def build_graph(*, today: Callable[[], date] = date.today) -> StateGraph[Any]:
     graph.add_node("issue_replacement", Dated(issue_replacement, today))
     graph.add_node("render_support_options", Dated(render_support_options, today))
     graph.add_node("clear_pending_action", clear_pending_action)
+    graph.add_node("await_confirmation", await_confirmation)
     graph.add_edge(START, "ingest_input")
     graph.add_edge("ingest_input", "classify_risk")
     graph.add_conditional_edges(
@@ -527,5 +551,8 @@ def build_graph(*, today: Callable[[], date] = date.today) -> StateGraph[Any]:
     )
     for node in ("confirm_action", "issue_replacement", "render_support_options"):
         graph.add_edge(node, "clear_pending_action")
-    graph.add_edge("clear_pending_action", END)
+    graph.add_conditional_edges(
+        "clear_pending_action", route_after_turn, ["await_confirmation", END]
+    )
+    graph.add_edge("await_confirmation", "classify_risk")
     return graph

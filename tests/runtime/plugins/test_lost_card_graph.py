@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from runtime.contracts import ServerEventDict, plugin_domain
 from runtime.plugins.lost_card.plugin import LostCardPlugin
@@ -329,3 +330,21 @@ def test_every_screen_is_listed_in_the_capabilities() -> None:
         "transactions",
     }
     assert "lost_card.freeze_card" in capabilities.actions
+
+
+def test_a_question_waits_in_an_interrupt_and_the_answer_resumes_it(turns: Turns) -> None:
+    turns.say("I've lost my card")
+    (waiting,) = turns.graph.get_state(turns.config).interrupts
+    assert waiting.value == {"question": "Shall I freeze your card now?", "shown": True}
+    state = turns.graph.invoke(
+        Command(resume={waiting.id: True}, update={"outbox": None}), turns.config
+    )
+    assert voice(state["outbox"]).startswith("Done, your card is frozen")
+    assert state["domain"]["lost_card"]["card_status"] == "frozen"
+    (offer,) = turns.graph.get_state(turns.config).interrupts
+    state = turns.graph.invoke(
+        Command(resume={offer.id: False}, update={"outbox": None}), turns.config
+    )
+    assert voice(state["outbox"]).startswith("No problem, I'll leave it there.")
+    assert state["domain"]["lost_card"]["replacement_requested"] is False
+    assert turns.graph.get_state(turns.config).interrupts == ()

@@ -92,6 +92,27 @@ def test_lost_card_frozen_then_replaced(server: str, audit_file: Path) -> None:
     ]
 
 
+def test_the_confirmation_waits_in_an_interrupt_answered_by_voice_even_after_a_reconnect(
+    server: str, audit_file: Path
+) -> None:
+    with RuntimeClient(server, agent=AGENT) as client:
+        check_frames(AGENT, client.receive_turn())
+        assert "Shall I freeze your card now?" in voice(say(client, "I've lost my card"))
+    with RuntimeClient(server, agent=AGENT, session_id=client.session_id) as again:
+        redraw = [again.receive() for _ in range(3)]  # the question, on the plugin's own screen
+        assert again.surfaces[AGENT].data["step"] == "freeze"
+        assert all(f["type"] == "server.a2ui.patch" for f in redraw)
+        frozen = say(again, "yes please")
+        assert voice(frozen).startswith("Done, your card is frozen")
+        assert again.surfaces[AGENT].data["step"] == "replace"
+        kept = say(again, "no thanks")
+        assert voice(kept).startswith("No problem, I'll leave it there.")
+    assert audit_trail(audit_file, client.session_id) == [
+        "lost_card.risk_assessed",
+        "lost_card.card_frozen",
+    ]
+
+
 def test_fraud_wrong_then_right_digits_escalates(server: str, audit_file: Path) -> None:
     with RuntimeClient(server, agent=AGENT) as client:
         check_frames(AGENT, client.receive_turn())

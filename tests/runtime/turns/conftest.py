@@ -55,7 +55,7 @@ class Driver:
 @pytest.fixture
 def context(tmp_path: Path) -> RuntimeContext:
     folder = tmp_path / "plugins"
-    for plugin in ("echo", "boom", "chatty", "asker", "runaway", "payee"):
+    for plugin in ("echo", "boom", "chatty", "asker", "runaway", "payee", "gated"):
         shutil.copytree(FIXTURES / plugin, folder / plugin)
     registry = discover(folder)
     return RuntimeContext(Settings(plugins_dir=folder), registry, AuditLog(), [])

@@ -13,6 +13,7 @@ from runtime.turns.approvals import (
     answer_click,
     answer_words,
     approval_events,
+    asks_itself,
 )
 from tests.runtime.plugins.turns import check_events
 
@@ -77,3 +78,14 @@ def test_clicks_name_their_interrupt() -> None:
         answer_click("asker", [PAYEE], "asker.approve", {})
     with pytest.raises(BadAnswer, match="no option 5"):
         answer_click("asker", [LIMIT], "asker.choose", {"interruptId": "i-2", "option": 5})
+
+
+def test_a_question_the_plugin_shows_itself_adds_nothing_but_is_answered() -> None:
+    own = PendingInterrupt("i-3", {"question": "Freeze it?", "shown": True})
+    assert approval_events("asker", [own]) == []
+    assert asks_itself([own]) and not asks_itself([PAYEE, own])
+    assert answer_words([own], "yes") == {"i-3": True}
+    events = approval_events("asker", [own, PAYEE])
+    assert [e["payload"]["text"] for e in events if e["type"] == "server.voice.say"] == [
+        "Add Alex Smith? Say yes or no."
+    ]

@@ -125,3 +125,25 @@ def test_a_turn_without_the_lock_is_refused(drive: Drive) -> None:
 
     with pytest.raises(RuntimeError, match="hold the engine's lock"):
         echo.loop.run_until_complete(unlocked())
+
+
+def test_a_breakpoint_waits_for_approval_and_a_refusal_drops_the_step(drive: Drive) -> None:
+    gated = drive("gated")
+    gated.start()
+    asked = gated.say("pay the rent")
+    assert said(asked.outbox) == [
+        "Payment ready.",
+        "Shall I go ahead and send payment? Say yes or no.",
+    ]
+    (waiting,) = asked.interrupts
+    assert waiting.id.startswith("breakpoint:")
+    assert gated.call(gated.engine.pending) == asked.interrupts
+    sent = gated.turn(TurnRequest.answer({waiting.id: True}))
+    assert said(sent.outbox) == ["Payments sent: 1."]
+    assert sent.interrupts == ()
+    (again,) = gated.say("pay again").interrupts
+    refused = gated.turn(TurnRequest.answer({again.id: False}))
+    assert refused.interrupts == () and said(refused.outbox) == []
+    assert refused.state["domain"]["gated"]["sent"] == 1
+    with pytest.raises(UnknownInterrupt):
+        gated.turn(TurnRequest.answer({again.id: True}))

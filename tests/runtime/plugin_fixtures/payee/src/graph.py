@@ -1,8 +1,11 @@
-"""An approval agent as LangGraph's server runs it: it asks before it adds a payee."""
+"""An approval agent as LangGraph's server runs it: it asks before it adds a payee.
+
+"repeat ..." sends it into a loop that adds "Echo" as a payee at every step and never stops.
+"""
 
 from typing import TypedDict
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
 
@@ -10,6 +13,10 @@ class PayeeState(TypedDict, total=False):
     request: str
     reply: str
     payees: list[str]
+
+
+def route(state: PayeeState) -> str:
+    return "repeat" if state.get("request", "").startswith("repeat") else "propose"
 
 
 def propose(state: PayeeState) -> PayeeState:
@@ -22,8 +29,13 @@ def propose(state: PayeeState) -> PayeeState:
     return {"reply": f"Cancelled: {name} was not added."}
 
 
+def repeat(state: PayeeState) -> PayeeState:
+    return {"payees": [*state.get("payees", []), "Echo"]}
+
+
 builder = StateGraph(PayeeState)
 builder.add_node("propose", propose)
-builder.add_edge(START, "propose")
-builder.add_edge("propose", END)
+builder.add_node("repeat", repeat)
+builder.add_conditional_edges(START, route, ["propose", "repeat"])
+builder.add_edge("repeat", "repeat")  # the stop condition never holds
 graph = builder.compile()

@@ -60,6 +60,22 @@ def test_an_imported_agent_cancels_on_the_customers_word(server: str) -> None:
         assert client.surfaces["payee"].data["state"]["payees"] == []
 
 
+def test_a_runaway_imported_agent_is_stopped_and_its_own_state_rolled_back(server: str) -> None:
+    with RuntimeClient(server, agent="payee") as client:
+        client.receive_turn()
+        client.say("add alex smith")
+        client.say("yes")
+        stopped = client.say("repeat after me")
+        assert errors(stopped) == ["recursion_limit"]
+        shown = client.surfaces["payee"]  # the plugin's error screen, over the state before
+        assert (
+            shown.data["error"] == "The Payees agent took too many steps on that and was stopped."
+        )
+        client.say("add bob")
+        client.say("yes")
+        assert client.surfaces["payee"].data["state"]["payees"] == ["Alex Smith", "Bob"]
+
+
 def test_a_reconnecting_client_sees_the_pending_approval_and_answers_it(server: str) -> None:
     with RuntimeClient(server, agent="payee") as client:
         client.receive_turn()

@@ -1,0 +1,3 @@
+"""Gated: a payment step behind an ``interrupt_before`` breakpoint; a test plugin."""
+
+PLUGIN_ID = "gated"
