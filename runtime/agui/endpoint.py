@@ -22,7 +22,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from runtime.agui.events import RunEvents, data_model
-from runtime.agui.plan import delivery_of, plan
+from runtime.agui.plan import client_mode, plan
 from runtime.context import RuntimeContext
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.outbox import prepare, resume_events
@@ -81,7 +81,7 @@ async def run_events(
         for item in events.failed("agent_unavailable", f"The {plugin.title} agent is unavailable."):
             yield item
         return
-    mode = delivery_of(run).mode
+    mode = client_mode(run).mode
     async with engine.lock:
         try:
             opening = await engine.open()
@@ -122,7 +122,7 @@ def finished(
     result: TurnResult,
 ) -> list[BaseEvent]:
     """The end of the run: the outbox delivered (audit events to the audit log), the state."""
-    delivery = prepare(result.outbox, mode=delivery_of(run).mode, surfaces=frozenset())
+    delivery = prepare(result.outbox, mode=client_mode(run).mode, surfaces=frozenset())
     context.record_audit(run.thread_id, plugin.plugin_id, delivery.audit)
     error = (result.error.code, result.error.message) if result.error else None
     model = data_model(result.state.get("ui"), plugin.plugin_id)
