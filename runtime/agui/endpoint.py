@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Final
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -21,12 +22,19 @@ from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
 from runtime.agui.events import RunEvents, data_model
-from runtime.agui.plan import delivery_of, plan
+from runtime.agui.plan import client_mode, plan
 from runtime.context import RuntimeContext
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.outbox import prepare, resume_events
 from runtime.plugin import PluginBase
-from runtime.turns import SessionRefused, TurnEngine, TurnFinished, UnknownInterrupt
+from runtime.turns import (
+    SessionRefused,
+    TurnEngine,
+    TurnFinished,
+    TurnResult,
+    UnknownInterrupt,
+)
+from runtime.turns.approvals import approval_events
 from runtime.wire import describe
 
 logger = logging.getLogger(__name__)
@@ -73,7 +81,7 @@ async def run_events(
         for item in events.failed("agent_unavailable", f"The {plugin.title} agent is unavailable."):
             yield item
         return
-    mode = delivery_of(run).mode
+    mode = client_mode(run).mode
     async with engine.lock:
         try:
             opening = await engine.open()
@@ -82,26 +90,40 @@ async def run_events(
                 yield item
             return
         request = plan(engine, opening, run)
-        if request is None:  # nothing new: redraw the session as it is
-            state = opening.state
-            delivery = prepare(resume_events(state.get("ui")), mode=mode, surfaces=frozenset())
-            for item in events.finished(delivery, data_model(state.get("ui"), plugin.plugin_id)):
+        if request is None:  # nothing new: redraw the session as it is, and what it waits on
+            state, waiting = opening.state, opening.interrupts
+            redraw = [*resume_events(state.get("ui")), *approval_events(plugin.plugin_id, waiting)]
+            delivery = prepare(redraw, mode=mode, surfaces=frozenset())
+            model = data_model(state.get("ui"), plugin.plugin_id)
+            for item in events.finished(delivery, model, waiting):
                 yield item
             return
         try:
-            async for step in engine.stream(request, events=True):
-                if isinstance(step, TurnFinished):
-                    result = step.result
-                else:
-                    for item in events.during(step):
+            # the turn is kept once its last events are out (see TurnEngine.stream): a client
+            # that leaves before closes this stream, and the turn leaves no trace
+            async with aclosing(engine.stream(request, events=True)) as steps:
+                async for step in steps:
+                    if isinstance(step, TurnFinished):
+                        outcome = finished(context, plugin, run, events, step.result)
+                    else:
+                        outcome = events.during(step)
+                    for item in outcome:
                         yield item
         except UnknownInterrupt as exc:
             for item in events.failed("unknown_interrupt", str(exc)):
                 yield item
-            return
-    delivery = prepare(result.outbox, mode=mode, surfaces=frozenset())
+
+
+def finished(
+    context: RuntimeContext,
+    plugin: PluginBase,
+    run: RunAgentInput,
+    events: RunEvents,
+    result: TurnResult,
+) -> list[BaseEvent]:
+    """The end of the run: the outbox delivered (audit events to the audit log), the state."""
+    delivery = prepare(result.outbox, mode=client_mode(run).mode, surfaces=frozenset())
     context.record_audit(run.thread_id, plugin.plugin_id, delivery.audit)
     error = (result.error.code, result.error.message) if result.error else None
-    state_model = data_model(result.state.get("ui"), plugin.plugin_id)
-    for item in events.finished(delivery, state_model, result.interrupts, error):
-        yield item
+    model = data_model(result.state.get("ui"), plugin.plugin_id)
+    return events.finished(delivery, model, result.interrupts, error)

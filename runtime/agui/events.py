@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from ag_ui.core import (
@@ -70,14 +70,13 @@ APPROVAL: Final = "approval"
 
 @dataclass
 class RunEvents:
-    """The events of one run, in order; it tracks the open text message and the calls made."""
+    """The events of one run, in order; it tracks the text message being streamed."""
 
     thread_id: str
     run_id: str
     #: The text message being streamed, if any (a tool call or the run's end closes it).
     _open_message: str | None = None
     _streamed_text: bool = False
-    _results: set[str] = field(default_factory=set)
 
     def started(self) -> RunStartedEvent:
         return RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
@@ -87,8 +86,9 @@ class RunEvents:
         if isinstance(item, TextDelta):
             if not item.delta:
                 return []
-            out = [] if item.message_id == self._open_message else self._close_text()
-            if item.message_id != self._open_message:
+            out: list[BaseEvent] = []
+            if self._open_message is None or item.message_id != self._open_message:
+                out += self._close_text()
                 self._open_message = item.message_id or uuid.uuid4().hex
                 self._streamed_text = True
                 out.append(TextMessageStartEvent(message_id=self._open_message, role="assistant"))
@@ -108,7 +108,6 @@ class RunEvents:
         if isinstance(item, ToolCallEnded):
             return [ToolCallEndEvent(tool_call_id=item.call_id)]
         if isinstance(item, ToolCallResult):
-            self._results.add(item.call_id)
             return [
                 ToolCallResultEvent(
                     message_id=item.message_id or uuid.uuid4().hex,
@@ -133,7 +132,10 @@ class RunEvents:
         own: list[PendingInterrupt] = []
         for pending in interrupts:
             call = client_tool_call(pending)
-            calls.append(call) if call is not None else own.append(pending)
+            if call is None:
+                own.append(pending)
+            else:
+                calls.append(call)
         for call in calls:
             out += tool_call(call)
         if data_model is not None:

@@ -34,18 +34,18 @@ DEVICE_PROP = "device"
 
 
 @dataclass(frozen=True)
-class Delivery:
-    """How the run's events are delivered (``forwardedProps``): voice lines only in voice mode."""
+class ClientMode:
+    """The client's mode and device (``forwardedProps``): voice lines only in voice mode."""
 
     mode: Mode
     device: str
 
 
-def delivery_of(run: RunAgentInput) -> Delivery:
+def client_mode(run: RunAgentInput) -> ClientMode:
     props = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
     mode: Mode = "text" if props.get(MODE_PROP) == "text" else "voice"
     device = props.get(DEVICE_PROP)
-    return Delivery(mode, device if isinstance(device, str) and device else "web")
+    return ClientMode(mode, device if isinstance(device, str) and device else "web")
 
 
 def extras_of(run: RunAgentInput) -> RunExtras:
@@ -58,9 +58,9 @@ def extras_of(run: RunAgentInput) -> RunExtras:
 
 def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnRequest | None:
     """The turn ``run`` asks for, or ``None`` when there is nothing new to run."""
-    delivery = delivery_of(run)
+    client = client_mode(run)
     extras = extras_of(run)
-    options: dict[str, Any] = {"mode": delivery.mode, "device": delivery.device, "extras": extras}
+    options: dict[str, Any] = {"mode": client.mode, "device": client.device, "extras": extras}
     answers = {**tool_answers(opening, run.messages), **resumed(run)}
     if answers:
         return TurnRequest.answer(answers, **options)

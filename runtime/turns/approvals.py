@@ -98,10 +98,10 @@ def approval_events(
     plugin_id: str, interrupts: Sequence[PendingInterrupt]
 ) -> list[ServerEventDict]:
     """The approval screen for ``interrupts`` on the plugin's surface, and its spoken question
-    (client tool calls are the transport's to answer, and a plugin's own question is on its own
-    screen: they show nothing here)."""
+    (client tool calls are the transport's to answer, a ``shown`` question the plugin's own:
+    neither draws anything)."""
     interrupts = [
-        i for i in interrupts if not is_client_tool_call(i) and not Approval.of(i.value).shown
+        i for i in interrupts if not (is_client_tool_call(i) or Approval.of(i.value).shown)
     ]
     if not interrupts:
         return []

@@ -133,3 +133,36 @@ def test_a_bad_registration_is_refused(server: str) -> None:
         assert errors([client.receive()]) == ["bad_payload"]
         client.send("client.tool.result", toolCallId="x", content=1, error="both")
         assert errors([client.receive()]) == ["bad_payload"]
+
+
+CONFIRM_BIOMETRIC = {"name": "confirm_biometric", "description": "Fingerprint or face check."}
+FRAUD = "there are payments on my card I didn't make"
+
+
+def test_a_biometric_check_stands_in_for_the_card_digits(server: str) -> None:
+    with connected(server, CONFIRM_BIOMETRIC) as client:
+        client.send("client.transcript.final", text=FRAUD)
+        client.receive()  # thinking
+        call = client.receive()
+        assert call["type"] == "server.tool.call"
+        assert call["payload"]["name"] == "confirm_biometric"
+        client.send("client.tool.result", toolCallId=call["payload"]["toolCallId"],
+                    content={"verified": True})  # fmt: skip
+        frames = client.receive_turn()
+        assert "challenge_card" not in client.surfaces[AGENT].components
+    assert "Thank you, that matches." in voice(frames)
+    assert "Shall I freeze your card now?" in voice(frames)
+
+
+def test_a_failed_biometric_check_falls_back_to_the_digits(server: str) -> None:
+    with connected(server, CONFIRM_BIOMETRIC) as client:
+        client.send("client.transcript.final", text=FRAUD)
+        client.receive()  # thinking
+        call = client.receive()["payload"]
+        client.send(
+            "client.tool.result", toolCallId=call["toolCallId"], content={"verified": False}
+        )
+        client.receive_turn()
+        assert "challenge_card" in client.surfaces[AGENT].components
+        done = client.say("4821")
+    assert "Thank you, that matches." in voice(done)

@@ -56,6 +56,7 @@ from runtime.plugins.lost_card.policy import (
     gate,
     locked_out,
     needs_identity,
+    verified,
 )
 from runtime.plugins.lost_card.risk import Report, classify_risk
 from runtime.plugins.lost_card.state import LostCardState, Step
@@ -99,6 +100,9 @@ ALREADY_DONE: dict[tuple[Step, CardStatus], str] = {
 
 #: The device tool that tells where the customer is (no parameters; answers ``{"lat", "lon"}``).
 GET_LOCATION = "get_location"
+#: The device tool that checks the holder's fingerprint or face (``{"reason"}``; answers
+#: ``{"verified": true|false}``): step-up identity without the digits.
+CONFIRM_BIOMETRIC = "confirm_biometric"
 
 
 class Location(BaseModel):
@@ -229,13 +233,26 @@ def classify_risk_node(state: CommonState, *, today: date) -> dict[str, Any]:
 
 
 def verify_identity_stepup(state: CommonState) -> dict[str, Any]:
-    """Ask for the card's last four digits, or check the answer (``policy.check_identity``)."""
+    """Check the card's last four digits (``policy.check_identity``); before asking for them,
+    let the device confirm who it is when the client offers ``confirm_biometric``."""
     before = card_of(state)
-    if action_name(state) != "verify_identity":
+    if action_name(state) == "verify_identity":
+        method = "digits"
+        outcome, card = check_identity(before, str(action_data(state).get("last4", "")))
+    elif not locked_out(before) and device_confirms_identity():
+        method = "biometric"
+        outcome, card = IdentityOutcome.VERIFIED, verified(before)
+    else:
         card = before.noted(DID_NOT_CATCH_DIGITS) if _not_understood(state) else before
         return present(state, card, views.identity_challenge(card))
-    outcome, card = check_identity(before, str(action_data(state).get("last4", "")))
-    events = [audit(f"identity_{outcome}", card, failed_attempts=card.failed_identity_attempts)]
+    events = [
+        audit(
+            f"identity_{outcome}",
+            card,
+            failed_attempts=card.failed_identity_attempts,
+            method=method,
+        )
+    ]
     if outcome is IdentityOutcome.REFUSED:
         card = card.noted("Sorry, those digits don't match.")
         return present(state, card, views.identity_challenge(card), events)
@@ -250,6 +267,21 @@ def verify_identity_stepup(state: CommonState) -> dict[str, Any]:
             audit("escalated", card, reason=outcome.value, suspicious_tx=card.suspicious_tx)
         )
     return {**stored(state, card), "outbox": events}
+
+
+def device_confirms_identity() -> bool:
+    """Whether the client's ``confirm_biometric`` (when offered) says the holder is there; any
+    failure falls back to the digits."""
+    if not offered(CONFIRM_BIOMETRIC):
+        return False
+    try:
+        answer = call_client_tool(
+            CONFIRM_BIOMETRIC, {"reason": "Confirm it's you to protect your card"}
+        )
+    except ClientToolError as exc:
+        logger.info("%s: no biometric confirmation: %s", PLUGIN_ID, exc)
+        return False
+    return isinstance(answer, dict) and answer.get("verified") is True
 
 
 def confirm_action(state: CommonState) -> dict[str, Any]:
@@ -458,8 +490,8 @@ def _gated(card: LostCardState, step: Step, *, confirmed: bool) -> Route:
 def route_after_identity(state: CommonState) -> Route:
     """On to the step the customer asked for once verified; a locked check explains itself."""
     card = card_of(state)
-    if action_name(state) != "verify_identity":
-        return "clear_pending_action"
+    if action_name(state) != "verify_identity" and not card.identity_verified:
+        return "clear_pending_action"  # the challenge was drawn
     if card.identity_verified:
         step = card.requested_step
         return (

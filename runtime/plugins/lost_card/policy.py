@@ -74,6 +74,13 @@ def confirmed_step(card: LostCardState, answered: Step | None) -> Step | None:
     return card.awaiting_confirmation
 
 
+def verified(card: LostCardState) -> LostCardState:
+    """The card once its holder has proved who they are (by the digits, or by the device's own
+    biometric check): a high-risk session goes to the fraud team, who will call."""
+    escalate = card.escalation_required or card.risk_level == "high"
+    return card.model_copy(update={"identity_verified": True, "escalation_required": escalate})
+
+
 def check_identity(card: LostCardState, digits: str) -> tuple[IdentityOutcome, LostCardState]:
     """Compare ``digits`` with the card's last four, counting failures.
 
@@ -84,11 +91,7 @@ def check_identity(card: LostCardState, digits: str) -> tuple[IdentityOutcome, L
     if locked_out(card):
         return IdentityOutcome.LOCKED, card
     if hmac.compare_digest(digits.encode(), card.card_last4.encode()):
-        escalate = card.escalation_required or card.risk_level == "high"
-        verified = card.model_copy(
-            update={"identity_verified": True, "escalation_required": escalate}
-        )
-        return IdentityOutcome.VERIFIED, verified
+        return IdentityOutcome.VERIFIED, verified(card)
     updated = card.model_copy(
         update={"failed_identity_attempts": card.failed_identity_attempts + 1}
     )

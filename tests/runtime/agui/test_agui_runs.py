@@ -126,6 +126,29 @@ def test_a_frontend_location_tool_names_the_nearest_branch(
     assert report["state"]["branch_name"] == "Manchester King Street"
 
 
+def test_a_lost_card_asks_for_a_yes_as_an_interrupt_and_the_resume_freezes_it(
+    server: str, agui_client: AguiClient
+) -> None:
+    report = agui_client(
+        scenario(
+            f"{server}/agui/lost_card",
+            {"say": "I've lost my card"},
+            {"resume": {"status": "resolved", "payload": True}},
+        )
+    )
+    asked, frozen = report["runs"]
+    assert asked["outcome"] == "interrupt"
+    (question,) = asked["interrupts"]
+    assert question["message"] == "Shall I freeze your card now?"
+    assert "confirm_button" in {
+        c["id"]
+        for op in screen(asked, "lost_card")
+        if "updateComponents" in op
+        for c in op["updateComponents"]["components"]
+    }
+    assert spoken(frozen).startswith("Done, your card is frozen")
+
+
 def test_without_the_tool_the_agent_asks_for_a_town(server: str, agui_client: AguiClient) -> None:
     report = agui_client(
         scenario(f"{server}/agui/lost_card", {"say": "find a branch"}, {"say": "Cardiff"})
