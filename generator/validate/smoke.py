@@ -115,12 +115,11 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 
     plugin = _load(folder)
     if isinstance(plugin, ImportedPlugin):
-        # The runtime serves a plugin that cannot run here as an error screen, a missing module
-        # as a need; validation imports the agent itself and fails with the cause (a missing
-        # module names the requirement to approve), or with the first need.
+        # The runtime lists a missing module or an agent that fails to load as a need (an error
+        # screen); validation imports the agent itself and fails with the cause, so a missing
+        # module names the requirement to approve. A setting left to review is no failure: the
+        # import names it and the plugin's README says where to set it.
         plugin.prepare()
-        if needs := plugin.unmet_needs():
-            raise _Failed(needs[0])
     graph = plugin.build_graph().compile()
     nodes = [name for name in graph.get_graph().nodes if not name.startswith("__")]
     return f"{type(plugin).__name__} builds a graph with nodes {', '.join(nodes)}", []
