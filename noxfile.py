@@ -15,13 +15,18 @@ PYTHON = None  # the interpreter nox itself runs on (>= 3.11)
 BENCH_ONLY = ["ag-ui-langgraph==0.0.47"]
 
 
+#: uv installs without compiling bytecode; where ``PYTHONDONTWRITEBYTECODE`` is set (CI images
+#: often set it), every process would then compile LangGraph from source: 3 s per subprocess.
+COMPILED = {"UV_COMPILE_BYTECODE": "1"}
+
+
 def install(session: nox.Session, extras: str | None = "dev") -> None:
     """Install this project (editable) with the given extras into the session's venv, then
     every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded)."""
-    session.install("-e", f".[{extras}]" if extras else ".")
+    session.install("-e", f".[{extras}]" if extras else ".", env=COMPILED)
     for requirements in sorted(Path("runtime/plugins").glob("*/requirements.txt")):
         if any(line.split("#")[0].strip() for line in requirements.read_text().splitlines()):
-            session.install("-r", str(requirements))
+            session.install("-r", str(requirements), env=COMPILED)
 
 
 @nox.session(python=PYTHON)
@@ -72,7 +77,7 @@ def serve(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks: print figures (no pass/fail)."""
     install(session)
-    session.install(*BENCH_ONLY)
+    session.install(*BENCH_ONLY, env=COMPILED)
     session.run("python", "-m", "bench", *session.posargs)
 
 
