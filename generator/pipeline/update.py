@@ -129,17 +129,22 @@ def update_plugin(
     template = find_template(root)
     step = Steps(progress)
 
-    def result(status: Status, changes: Changes, **done: Any) -> UpdateResult:
+    def result(
+        status: Status, changes: Changes, files: list[str] | None = None, **done: Any
+    ) -> UpdateResult:
+        if status == "up_to_date":
+            message = changes.up_to_date_message(options.plugin_id)
+        else:
+            message = changes.message(options.plugin_id)
         return UpdateResult(
             plugin_id=options.plugin_id,
             folder=str(folder),
             status=status,
             changes=changes,
-            message=changes.up_to_date_message(options.plugin_id)
-            if status == "up_to_date"
-            else changes.message(options.plugin_id),
+            message=message,
+            files=files or [],
             steps=step.done,
-            **{"files": [], **done},
+            **done,
         )
 
     with Workspace() as workspace:
