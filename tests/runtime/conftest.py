@@ -4,7 +4,6 @@ thread or its own process) and a real PostgreSQL."""
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import httpx
 import pytest
 
 from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.serving import free_port, serve_in_thread
 from runtime.settings import Settings
 from tests.runtime.postgres import create_database, server_bindir, temporary_postgres
 
@@ -133,9 +132,7 @@ def memo_plugins(plugins_dir: Path) -> Path:
 @contextmanager
 def runtime_process(*args: str) -> Iterator[str]:
     """``a2ui-runtime serve ARGS`` in its own process on a free port; yields ``host:port``."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *args]
     address = f"127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -19,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
+
+from runtime.serving import free_port
 
 SUPERUSER = "postgres"
 
@@ -46,7 +47,7 @@ def temporary_postgres() -> Iterator[str]:
         owner = pwd.getpwnam(SUPERUSER)
         os.chown(folder, owner.pw_uid, owner.pw_gid)
         as_owner = ["runuser", "-u", SUPERUSER, "--"]
-    data, port = folder / "data", _free_port()
+    data, port = folder / "data", free_port()
 
     def run(*command: str) -> None:
         done = subprocess.run([*as_owner, *command], cwd=folder, capture_output=True, text=True)
@@ -72,10 +73,3 @@ def create_database(server_url: str) -> str:
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return server_url.rpartition("/")[0] + f"/{name}"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
