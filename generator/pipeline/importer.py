@@ -27,6 +27,7 @@ from generator.render.staging import Staging
 from generator.render.template import PluginAnswers, find_template, plugin_answers, render
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
+from generator.validate import warm
 from generator.validate.conflicts import check_conflicts
 from generator.validate.environment import (
     DependencyReport,
@@ -107,6 +108,7 @@ def import_agent(
     ``on_text`` receives the design model's answer as it streams in (see ``design()``).
     """
     check_plugin_id(options.plugin_id)
+    warm.start()  # the check interpreter imports its libraries while the steps before run
     if options.branch is not None:
         if options.dry_run:
             raise AgentImportError("--branch commits the plugin; a dry run writes nothing")

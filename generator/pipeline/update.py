@@ -61,6 +61,7 @@ from generator.render.template import (
 from generator.render.template_repo import replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
+from generator.validate import warm
 from generator.validate.environment import check_dependencies, env_python
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
@@ -154,6 +155,7 @@ def update_plugin(
             plan = _agent_plan(options, recorded, template, root, workspace, step)
         if plan.up_to_date:
             return result("up_to_date", plan.changes)
+        warm.start()  # the check interpreter imports its libraries while Copier renders
         with step("render") as note:
             try:
                 conflicts, hand_edited = _apply(plan, root, folder, template)

@@ -2,5 +2,5 @@
 
 ``environment`` compares the agent's requirements with what is installed and makes the isolated
 validation environment after approval; ``plugin`` runs the checks of ``smoke`` in a fresh
-interpreter and reports them.
+process, a fork of the ``warm`` interpreter where it can, and reports them.
 """

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.validate import warm
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
 
@@ -82,14 +83,48 @@ def validate(
 
 
 def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
-    """Both checks in one fresh interpreter (``generator.validate.smoke``), from an empty folder."""
-    with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as scratch:
-        out = Path(scratch) / "results.json"
+    """Both checks in one fresh process (``generator.validate.smoke``), from an empty folder: a
+    fork of the warm interpreter (``warm.py``) when it is this interpreter, else a new one."""
+    with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as tmp:
+        scratch = Path(tmp)
+        out, output = scratch / "results.json", scratch / warm.OUTPUT_FILE
         try:
-            done = subprocess.run(
+            finished = _forked(folder, python, scratch, out, timeout)
+        except warm.Unavailable:
+            finished = _cold(folder, python, scratch, out, timeout)
+        if out.is_file():
+            return CheckResults.validate_json(out.read_text(encoding="utf-8"))
+        stderr = output.read_text(errors="replace") if output.is_file() else ""
+    return [
+        CheckResult(
+            name="import",
+            ok=False,
+            summary="the check process ended before reporting"
+            if finished
+            else f"timed out after {timeout:g} s",
+            traceback="\n".join(stderr.strip().splitlines()[-20:]) or None,
+        )
+    ]
+
+
+def _forked(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -> bool:
+    """The checks in a fork of the warm interpreter; False on the time limit."""
+    interpreter = warm.start() if Path(python) == Path(sys.executable) else None
+    if interpreter is None:
+        raise warm.Unavailable("the checks need another interpreter")
+    env = dict(os.environ)
+    request = warm.Request(folder=str(folder), out=str(out), scratch=str(scratch), env=env)
+    return interpreter.check(request, timeout=timeout)
+
+
+def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -> bool:
+    """The checks in a new interpreter, its output in the scratch folder; False on the limit."""
+    with (scratch / warm.OUTPUT_FILE).open("w", encoding="utf-8") as output:
+        try:
+            subprocess.run(
                 [python, "-m", "generator.validate.smoke", str(folder), str(out)],
-                capture_output=True,
-                text=True,
+                stdout=output,
+                stderr=output,
                 timeout=timeout,
                 env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
                 cwd=scratch,
@@ -97,17 +132,8 @@ def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            return [CheckResult(name="import", ok=False, summary=f"timed out after {timeout:g} s")]
-        if out.is_file():
-            return CheckResults.validate_json(out.read_text(encoding="utf-8"))
-    return [
-        CheckResult(
-            name="import",
-            ok=False,
-            summary=f"the check process exited with {done.returncode} before reporting",
-            traceback="\n".join(done.stderr.strip().splitlines()[-20:]) or None,
-        )
-    ]
+            return False
+    return True
 
 
 def _missing(module: str, folder: Path) -> MissingDependency:

@@ -1,0 +1,208 @@
+"""A warm interpreter for the checks: the libraries imported once, each plugin checked in a fork.
+
+Importing LangGraph, LangChain and the runtime takes most of two seconds; the checks themselves
+take a fraction of a second. So a process that validates (the command line, the import API, a
+test worker) starts one interpreter that imports those libraries, never a plugin, and forks a
+child for each plugin to check. The child is a fresh process, as a cold check is: the agent's
+imports, patches and ``sys.path`` changes end with it, it gets the caller's environment of the
+moment and an empty working folder, and a time limit kills it with whatever it started. The
+command line starts the warm interpreter first thing, so its imports overlap with fetching,
+inspecting and rendering.
+
+Where ``os.fork`` is missing, or the checks need another interpreter (a plugin's own validation
+environment), ``validate`` starts a new process as before.
+
+The protocol, over a Unix socket the caller listens on and hands over: the caller connects and
+sends one JSON line (``Request``); the forked child answers ``pid N`` at once, runs the checks,
+writes the results to the request's file and closes the connection by exiting.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+#: What the warm interpreter imports before any plugin: what every check imports anyway.
+PRELOAD = (
+    "langgraph.graph",
+    "langgraph.checkpoint.memory",
+    "langgraph.store.memory",
+    "runtime.discovery",
+    "runtime.adapters.imported",
+    "runtime.offline_models",
+    "runtime.plugin_store",
+    "runtime.a2ui",
+    "generator.validate.smoke",
+)
+#: The file a child's stdout and stderr go to, in its scratch folder.
+OUTPUT_FILE = "output.log"
+
+
+class Unavailable(Exception):
+    """The warm interpreter cannot take the checks: they run in a new process instead."""
+
+
+class Request(BaseModel):
+    """One plugin to check, in a scratch folder, with the caller's environment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folder: str
+    out: str
+    scratch: str
+    env: dict[str, str]
+
+
+class Warm:
+    """The caller's side: the warm interpreter's process and the socket it accepts checks on."""
+
+    def __init__(self) -> None:
+        self._home = tempfile.TemporaryDirectory(prefix="agent-import-warm-")
+        self._address = str(Path(self._home.name) / "socket")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(self._address)
+            listener.listen(8)
+            # Handed over, not kept: once the interpreter is gone, connecting fails at once.
+            # Its stdin stays open while this process lives: it leaves when that closes.
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "generator.validate.warm", str(listener.fileno())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=self._home.name,
+                pass_fds=(listener.fileno(),),
+                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            )
+        self.owner = os.getpid()
+
+    @property
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.process.poll() is None
+
+    def check(self, request: Request, *, timeout: float) -> bool:
+        """Run the checks in a fork, their results in ``request.out``; False on the time limit.
+
+        ``Unavailable`` if the warm interpreter is gone: the caller checks in a new process.
+        """
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(timeout)
+            pid: int | None = None
+            try:
+                conn.connect(self._address)
+                conn.sendall(request.model_dump_json().encode() + b"\n")
+                received = b""
+                while chunk := conn.recv(4096):
+                    received += chunk
+                    if pid is None and b"\n" in received:
+                        pid = int(received.split(b"\n", 1)[0].removeprefix(b"pid "))
+            except TimeoutError:
+                if pid is not None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(pid, signal.SIGKILL)  # the child leads its own process group
+                return False
+            except OSError as exc:
+                raise Unavailable(f"the warm check interpreter is gone ({exc})") from None
+        if pid is None:
+            raise Unavailable("the warm check interpreter closed the connection")
+        return True
+
+    def close(self) -> None:
+        """Stop the warm interpreter (it holds nothing) and remove its socket."""
+        if self.owner != os.getpid():
+            return
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self._home.cleanup()
+
+
+_lock = threading.Lock()
+_warm: Warm | None = None
+
+
+def start() -> Warm | None:
+    """The warm interpreter of this process, started if it is not running; None without fork."""
+    global _warm
+    if not hasattr(os, "fork"):
+        return None
+    with _lock:
+        if _warm is None or not _warm.alive:
+            if _warm is not None:
+                _warm.close()
+            _warm = Warm()
+            atexit.register(_warm.close)
+        return _warm
+
+
+def serve(listener: socket.socket) -> None:
+    """The warm interpreter's loop: fork a child per connection until stdin closes."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system
+    while True:
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:
+            return  # the caller is gone
+        conn, _ = listener.accept()
+        if os.fork() == 0:
+            listener.close()
+            code = 1
+            try:
+                code = _child(conn)
+            finally:
+                os._exit(code)
+        conn.close()
+
+
+def _child(conn: socket.socket) -> int:
+    """In the fork: become a fresh check process, say who it is, run the checks."""
+    from generator.validate.smoke import main
+
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the agent may wait for its own children
+    os.setsid()
+    with conn.makefile("rb") as lines:
+        request = Request.model_validate_json(lines.readline())
+    os.chdir(request.scratch)
+    os.environ.clear()
+    os.environ.update(request.env)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    output = os.open(Path(request.scratch) / OUTPUT_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
+    for fd, to in ((nothing, 0), (output, 1), (output, 2)):
+        os.dup2(fd, to)
+    os.close(nothing)
+    os.close(output)
+    conn.sendall(f"pid {os.getpid()}\n".encode())
+    try:
+        return main([request.folder, request.out])
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        conn.close()
+
+
+def _preload() -> None:
+    import importlib
+
+    from runtime.offline_models import OFFLINE_ENV
+
+    os.environ.update(OFFLINE_ENV)
+    for module in PRELOAD:
+        importlib.import_module(module)
+
+
+if __name__ == "__main__":
+    sys.dont_write_bytecode = True
+    listening = socket.socket(fileno=int(sys.argv[1]))
+    _preload()
+    serve(listening)
