@@ -25,8 +25,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import BaseModel, ConfigDict
 
@@ -90,6 +88,9 @@ class Reply(BaseModel):
 
 def connect(settings: BedrockSettings) -> BedrockRuntimeClient:
     """A ``bedrock-runtime`` client, after checking that credentials exist (no network yet)."""
+    import boto3  # imported here: an offline design never needs it (0.2 s of start-up)
+    from botocore.config import Config
+
     try:
         session = boto3.Session(profile_name=settings.profile, region_name=settings.region)
         if session.get_credentials() is None:

@@ -13,18 +13,13 @@ import re
 from pathlib import Path
 
 import libcst as cst
-import libcst.matchers as m
 
 from generator.inspect.config import ProjectConfig
 from generator.inspect.imports import reachable_modules
-from generator.inspect.modules import Project
+from generator.inspect.modules import Project, find_nodes
 from generator.models import EnvVar
 
 _NAME = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
-_ENVIRON = m.Attribute(value=m.Name("os"), attr=m.Name("environ")) | m.Name("environ")
-_GETENV = m.Attribute(value=m.Name("os"), attr=m.Name("getenv")) | m.Name("getenv")
-_GET = m.Attribute(value=_ENVIRON, attr=m.Name("get"))
-_LITERAL = m.SimpleString()
 
 
 def environment_variables(
@@ -35,7 +30,7 @@ def environment_variables(
     for name in _config_names(project, config):
         found.setdefault(name, EnvVar(name=name, required=True, origin=config.config_file))
     for module in reachable_modules(project, entry_files):
-        for node in m.findall(module.tree, m.Subscript(value=_ENVIRON) | m.Call()):
+        for node in find_nodes(module.tree, cst.Subscript, cst.Call):
             read = _read(node)
             if read is None:
                 continue
@@ -51,15 +46,31 @@ def environment_variables(
 
 def _read(node: cst.CSTNode) -> tuple[str, bool] | None:
     """``(name, required)`` for a literal environment read, else None."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+    if isinstance(node, cst.Subscript) and _environ(node.value) and len(node.slice) == 1:
         index = node.slice[0].slice
-        if isinstance(index, cst.Index) and m.matches(index.value, _LITERAL):
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
             return _literal(index.value), True
-    if isinstance(node, cst.Call) and m.matches(node.func, _GETENV | _GET) and node.args:
+    if isinstance(node, cst.Call) and node.args:
+        func = node.func
+        getenv = _name(func, "getenv") or _attribute(func, "os", "getenv")
+        get = isinstance(func, cst.Attribute) and _environ(func.value) and _name(func.attr, "get")
         first = node.args[0].value
-        if m.matches(first, _LITERAL):
+        if (getenv or get) and isinstance(first, cst.SimpleString):
             return _literal(first), False
     return None
+
+
+def _environ(node: cst.BaseExpression) -> bool:
+    """``os.environ`` or ``environ``."""
+    return _name(node, "environ") or _attribute(node, "os", "environ")
+
+
+def _attribute(node: cst.BaseExpression, owner: str, name: str) -> bool:
+    return isinstance(node, cst.Attribute) and _name(node.value, owner) and _name(node.attr, name)
+
+
+def _name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def _literal(node: cst.BaseExpression) -> str:

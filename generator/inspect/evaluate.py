@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
 
 from generator.inspect import builders, prebuilts
-from generator.inspect.modules import Module, Project
+from generator.inspect.modules import Module, Project, find_nodes
 from generator.inspect.values import (
     Builder,
     Class,
@@ -307,7 +306,7 @@ class Interpreter:
             iterable = Seq([key for key, _ in iterable.items])
         if not isinstance(iterable, Seq) or len(iterable.items) > MAX_UNROLL:
             return None
-        if loop.asynchronous is not None or m.findall(loop.body, m.Break() | m.Continue()):
+        if loop.asynchronous is not None or find_nodes(loop.body, cst.Break, cst.Continue):
             return None
         return iterable.items
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -22,6 +23,27 @@ from generator.paths import find_module, relative, within
 
 #: Files above this size are not parsed (generated code, vendored data).
 MAX_FILE_BYTES = 2 * 1024 * 1024
+
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+
+def find_nodes(tree: cst.CSTNode, *kinds: type[N]) -> list[N]:
+    """Every node of ``kinds`` under ``tree`` (itself included), in source order.
+
+    What ``libcst.matchers.findall`` does for plain node types, without importing the matchers
+    (a third of a second of the command line's start-up).
+    """
+    found: list[N] = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kinds):
+                found.append(node)
+            return True
+
+    tree.visit(Finder())
+    return found
 
 
 class Module:

@@ -1,8 +1,14 @@
-"""``agent-import inspect`` through the real command line: output on success, and for every bad
-input one clear line on stderr, exit status 1, nothing on stdout."""
+"""``agent-import inspect`` through the command line: output on success, and for every bad
+input one clear line on stderr, exit status 1, nothing on stdout.
+
+The cases run the command line's ``main`` in this process (each new interpreter would cost a
+second); the JSON output and a usage error also run as the real command, in its own process.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -11,18 +17,30 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from generator.cli import main
 from generator.models import Inspection
 
 MakeProject = Callable[[dict[str, str]], Path]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``agent-import inspect ARGS`` through ``main``: its exit status, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["inspect", *args])
+        except SystemExit as exc:  # argparse's usage errors
+            code = int(exc.code or 0)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def command(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real ``agent-import inspect ARGS`` in a new interpreter."""
     return subprocess.run(
         [sys.executable, "-m", "generator.cli", "inspect", *args],
         capture_output=True,
         text=True,
-        cwd=cwd,
         timeout=120,
         check=False,
     )
@@ -38,7 +56,7 @@ def assert_one_error(done: subprocess.CompletedProcess[str], message: str) -> No
 
 
 def test_json_output_is_one_inspection(tmp_path: Path) -> None:
-    done = cli(str(FIXTURES / "factories"), "--json", "--graph", "async runtime")
+    done = command(str(FIXTURES / "factories"), "--json", "--graph", "async runtime")
     assert done.returncode == 0, done.stderr
     inspection = Inspection.model_validate_json(done.stdout)
     assert [g.graph_id for g in inspection.graphs] == ["async runtime"]
@@ -189,6 +207,7 @@ def test_missing_folder(tmp_path: Path) -> None:
 
 def test_bad_limits_are_usage_errors(tmp_path: Path) -> None:
     """The exit status of the real command; each bad value is in ``test_options.py``."""
-    done = cli(str(tmp_path), "--max-size", "0")
-    assert done.returncode == 2 and done.stdout == ""
-    assert "--max-size" in done.stderr
+    for run in (cli, command):
+        done = run(str(tmp_path), "--max-size", "0")
+        assert done.returncode == 2 and done.stdout == ""
+        assert "--max-size" in done.stderr
