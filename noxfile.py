@@ -40,7 +40,8 @@ def tests(session: nox.Session) -> None:
     runs in one process, ``-- -m "not slow"`` skips the long end-to-end tests)."""
     install(session, compile=False)
     env = {"AWS_EC2_METADATA_DISABLED": "true", **WRITE_BYTECODE}
-    session.run("pytest", "-n", "auto", "--dist", "loadfile", *session.posargs, env=env)
+    dist = ["--dist", "loadfile", "--no-loadscope-reorder"]  # in tests/conftest.py's order
+    session.run("pytest", "-n", "auto", *dist, *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

@@ -1,4 +1,5 @@
-"""What every test shares: git that never reads the developer's configuration.
+"""What every test shares: git that never reads the developer's configuration, and the order
+test files are handed to the workers in.
 
 Tests make real git repositories and commits. They must pass on a machine with no git identity
 (CI, a new laptop) and must not depend on, or write with, the developer's own: git reads no
@@ -18,6 +19,15 @@ TEST_IDENTITY = {
     "GIT_COMMITTER_NAME": "Test",
     "GIT_COMMITTER_EMAIL": "test@example.invalid",
 }
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with a ``slow`` test first, each file's own order kept. The workers take one file
+    at a time in this order (``--dist loadfile --no-loadscope-reorder``): the long files start at
+    once and the short ones fill in around them, instead of a long one running alone at the end.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -7,7 +7,7 @@ plugin before the next starts:
 2. **discovery**: the whole plugins folder loaded in one process as the runtime loads it at
    start-up: no folder may end up broken (this also catches two plugins that clash);
 3. **smoke**: ``generator.validate.plugin`` of each plugin, hand-written or imported: an import
-   check and the first turn and one message offline, in a fresh interpreter (the plugin's isolated
+   check and the first turn and one message offline, in a fresh process (the plugin's isolated
    environment if ``--approve-deps`` made one).
 
 Exits 1 if any plugin failed any pass.

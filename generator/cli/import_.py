@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cli.options import add_design, add_source, design_options, fetch_limits
-from generator.validate import warm
 
 if TYPE_CHECKING:
     from generator.pipeline.importer import ImportResult
@@ -50,7 +49,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    warm.start()  # its imports overlap with the pipeline's (and the steps before validate)
     from generator.pipeline.importer import ImportOptions, ValidationFailed, import_agent
     from generator.pipeline.steps import to_stderr
     from generator.repository import find_root

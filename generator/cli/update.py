@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cli.options import add_design, add_fetch_limits, design_options, fetch_limits
-from generator.validate import warm
 
 if TYPE_CHECKING:
     from generator.pipeline.update import UpdateResult
@@ -52,7 +51,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    warm.start()  # its imports overlap with the pipeline's (and the steps before validate)
     from generator.errors import AgentImportError
     from generator.pipeline.steps import to_stderr
     from generator.pipeline.update import UpdateOptions, update_plugin

@@ -1,6 +1,6 @@
 """``agent-import validate``: check an imported plugin offline, as ``import`` does before writing.
 
-The plugin folder runtime/plugins/ID/ is imported in a fresh interpreter (its graph built, which
+The plugin folder runtime/plugins/ID/ is imported in a fresh process (its graph built, which
 imports the agent), then its first turn and one message run with every chat model replaced by a
 scripted reply and dummy provider keys. The plugin's isolated environment is used when it exists
 (see --approve-deps); the runtime's own environment is never modified.

@@ -1,6 +1,6 @@
 """Validate: does a plugin folder import and hold a conversation, with no key and no network?
 
-Two checks in a fresh interpreter (``generator.validate.smoke``): an import check (the plugin is
+Two checks in a fresh process (``generator.validate.smoke``): an import check (the plugin is
 discovered and its graph built, which imports the agent), then an offline smoke test (the first
 turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
 are set for both. The report says pass or fail with the traceback and, when a module is

@@ -1,4 +1,4 @@
-"""The checks ``validate`` runs in a fresh interpreter.
+"""The checks ``validate`` runs in a fresh process (a fork of the warm interpreter, or a new one).
 
 ``python -m generator.validate.smoke DIR OUT`` runs, in order, with dummy provider keys in the
 environment:
@@ -10,9 +10,10 @@ environment:
   client would receive: valid A2UI messages and a voice line, and no agent error swallowed by an
   error screen.
 
-The results are written as a JSON list to ``OUT`` (the agent may print to stdout). Running in a
-subprocess keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
-subprocess for both checks pays for importing LangChain once.
+The results are written as a JSON list to ``OUT`` (the agent may print to stdout). A process of
+their own keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
+process for both checks pays for importing LangChain once (``warm.py`` forks it from an
+interpreter that has paid already).
 """
 
 from __future__ import annotations

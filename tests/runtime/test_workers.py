@@ -15,6 +15,10 @@ from runtime.client import RuntimeClient
 from tests.runtime.conftest import runtime_process
 
 
+#: A PostgreSQL cluster and two runtime processes.
+pytestmark = pytest.mark.slow
+
+
 def voice(frames: list[dict[str, Any]]) -> list[str]:
     return [f["payload"]["text"] for f in frames if f["type"] == "server.voice.say"]
 

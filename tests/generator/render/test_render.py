@@ -42,6 +42,7 @@ def test_the_template_is_pinned_to_its_last_commit_and_edits_are_flagged(repo: P
     assert find_template(repo).dirty
 
 
+@pytest.mark.slow
 def test_generated_python_passes_the_projects_own_lint_and_types(
     repo: Path, tmp_path: Path
 ) -> None:

@@ -58,6 +58,7 @@ def test_a_missing_module_is_traced_to_its_requirement() -> None:
     assert requirement_for_module("yaml", lines) is None
 
 
+@pytest.mark.slow
 def test_an_unapproved_dependency_fails_validation_and_says_how_to_approve(
     tmp_path: Path,
 ) -> None:
@@ -78,6 +79,7 @@ def test_an_unapproved_dependency_fails_validation_and_says_how_to_approve(
     assert env_python(repo, "needy") is None
 
 
+@pytest.mark.slow
 def test_approved_dependencies_go_into_the_isolated_env_only(tmp_path: Path) -> None:
     repo = runtime_repo(tmp_path / "repo")
     built = wheel(tmp_path / "wheels", "offline-dep-pkg", "offline_dep_pkg")
@@ -154,6 +156,7 @@ def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     return folder
 
 
+@pytest.mark.slow
 def test_a_local_dependency_is_used_from_the_vendored_copy_never_fetched_by_name(
     tmp_path: Path, index_with_a_public_shared: Path
 ) -> None:

@@ -34,7 +34,7 @@ from tests.runtime.plugins.turns import check_frames
 pytest.importorskip("langchain")
 pytest.importorskip("langchain_openai")
 pytest.importorskip("langchain_anthropic")
-#: Imports validate each agent in a child interpreter; servers import every agent at start-up.
+#: Imports validate each agent in a process of their own; servers import every agent at start-up.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"

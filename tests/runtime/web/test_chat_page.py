@@ -15,6 +15,9 @@ from runtime.plugins.lost_card import TITLE as LOST_CARD
 from runtime.plugins.mortgage import TITLE as MORTGAGE
 from tests.runtime.conftest import ServerFactory
 
+#: Chromium against a real server.
+pytestmark = pytest.mark.slow
+
 HEADLINE = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
 
 

@@ -18,6 +18,9 @@ from runtime.a2ui import create_surface_message, load_screen, screen_events
 from runtime.a2ui.catalog import CATALOG_ID
 from tests.runtime.web.screen_data import ScreenData
 
+#: Chromium renders every shipped screen.
+pytestmark = pytest.mark.slow
+
 PLUGINS = Path(__file__).parents[3] / "runtime" / "plugins"
 SCREENS = sorted(PLUGINS.glob("*/screens/*.json"))
 

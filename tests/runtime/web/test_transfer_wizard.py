@@ -32,6 +32,9 @@ from runtime.layout import PLUGINS_FOLDER
 
 __all__ = ["fake_bedrock", "no_aws", "repo", "server"]  # fixtures used here
 
+#: Chromium walks the whole wizard, imports included.
+pytestmark = pytest.mark.slow
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
