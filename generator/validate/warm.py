@@ -14,13 +14,16 @@ environment), ``validate`` starts a new process as before.
 
 The protocol, over a Unix socket the caller listens on and hands over: the caller connects and
 sends one JSON line (``Request``); the forked child answers ``pid N`` at once, runs the checks,
-writes the results to the request's file and closes the connection by exiting.
+writes the results to the request's file and closes the connection by exiting. This module
+imports the standard library alone: the command line imports it first thing, to start the warm
+interpreter at once.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import os
 import select
 import signal
@@ -29,9 +32,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import asdict, dataclass
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict
 
 #: What the warm interpreter imports before any plugin: what every check imports anyway.
 PRELOAD = (
@@ -53,15 +55,21 @@ class Unavailable(Exception):
     """The warm interpreter cannot take the checks: they run in a new process instead."""
 
 
-class Request(BaseModel):
+@dataclass(frozen=True)
+class Request:
     """One plugin to check, in a scratch folder, with the caller's environment."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     folder: str
     out: str
     scratch: str
     env: dict[str, str]
+
+    def to_line(self) -> bytes:
+        return json.dumps(asdict(self)).encode() + b"\n"
+
+    @classmethod
+    def from_line(cls, line: bytes) -> Request:
+        return cls(**json.loads(line))
 
 
 class Warm:
@@ -100,7 +108,7 @@ class Warm:
             pid: int | None = None
             try:
                 conn.connect(self._address)
-                conn.sendall(request.model_dump_json().encode() + b"\n")
+                conn.sendall(request.to_line())
                 received = b""
                 while chunk := conn.recv(4096):
                     received += chunk
@@ -172,7 +180,7 @@ def _child(conn: socket.socket) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the agent may wait for its own children
     os.setsid()
     with conn.makefile("rb") as lines:
-        request = Request.model_validate_json(lines.readline())
+        request = Request.from_line(lines.readline())
     os.chdir(request.scratch)
     os.environ.clear()
     os.environ.update(request.env)
