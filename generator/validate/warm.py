@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import json
 import os
 import select
@@ -177,6 +178,7 @@ def _child(conn: socket.socket) -> int:
     """In the fork: become a fresh check process, say who it is, run the checks."""
     from generator.validate.smoke import main
 
+    gc.enable()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the agent may wait for its own children
     os.setsid()
     with conn.makefile("rb") as lines:
@@ -200,13 +202,18 @@ def _child(conn: socket.socket) -> int:
 
 
 def _preload() -> None:
+    """Import ``PRELOAD`` as Python's documentation advises before forking: the collector off
+    while importing (a sixth of the time here), then everything imported frozen, so no child's
+    collection walks or copies it; each child turns the collector back on."""
     import importlib
 
     from runtime.offline_models import OFFLINE_ENV
 
+    gc.disable()
     os.environ.update(OFFLINE_ENV)
     for module in PRELOAD:
         importlib.import_module(module)
+    gc.freeze()
 
 
 if __name__ == "__main__":
