@@ -24,7 +24,8 @@ from pathlib import Path
 
 import httpx
 
-from bench.bench_runtime import free_port, wait_healthy
+from bench.bench_runtime import wait_healthy
+from runtime.serving import free_port
 
 PLUGIN_ID = "bench_echo"
 PLUGIN = """\

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,29 +28,46 @@ from generator.errors import AgentImportError
 from generator.pipeline.demo import clone_repository
 from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.steps import Step
+from runtime.layout import PLUGINS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")
 RUNS = 3
+#: Runs of the command itself (a new process each): single runs vary by tenths of a second.
+COMMAND_RUNS = 7
 REACT_TEMPLATE = ROOT / "tests" / "fixtures" / "agents" / "create_agent_prebuilt"
 WARM_GOAL_S = 30.0
 
 
 def command_seconds(example: str, scratch: Path) -> str:
+    """The command ``COMMAND_RUNS`` times in one clone (the plugin folder removed in between)."""
     repo = clone_repository(ROOT, scratch / f"cli-{example}")
     command = [sys.executable, "-m", "generator.cli", "import", str(ROOT / "examples" / example)]
-    return timed([*command, "--plugin-id", example, "--offline"], cwd=repo)
+    runs = []
+    for _ in range(COMMAND_RUNS):
+        runs.append(timed([*command, "--plugin-id", example, "--offline"], cwd=repo))
+        shutil.rmtree(repo / PLUGINS_FOLDER / example)
+    return summary(runs)
 
 
-def timed(command: list[str], *, cwd: Path) -> str:
+def timed(command: list[str], *, cwd: Path) -> tuple[float, float]:
     """Run ``command``; its wall time and the CPU time of it and every process it waited for."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run(command, cwd=cwd, check=True, capture_output=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return f"{wall:.2f} s (CPU {cpu:.2f} s)"
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def summary(runs: list[tuple[float, float]]) -> str:
+    """Median and range of the wall times, median CPU time: one run varies by tenths here."""
+    walls = sorted(wall for wall, _ in runs)
+    cpu = statistics.median(cpu for _, cpu in runs)
+    return (
+        f"median {statistics.median(walls):.2f} s over {len(runs)} runs "
+        f"({walls[0]:.2f}-{walls[-1]:.2f} s; CPU {cpu:.2f} s)"
+    )
 
 
 def in_process(example: str, scratch: Path, run: int) -> dict[str, float]:
