@@ -14,7 +14,6 @@ import pytest
 from runtime.client import RuntimeClient
 from tests.runtime.conftest import runtime_process
 
-
 #: A PostgreSQL cluster and two runtime processes.
 pytestmark = pytest.mark.slow
 

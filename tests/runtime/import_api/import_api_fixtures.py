@@ -2,13 +2,12 @@
 
 Imports go into ``runtime_repo`` (a fresh git repository with the template), never into this
 working tree. The helpers of the generator's tests (``plugin_repo``, ``fake_bedrock``) live next
-to those tests, so their folders go on ``sys.path`` here. A module, not a conftest, so that the
-wizard's browser test (next to the browser fixtures) imports the same fixtures.
+to those tests. A module, not a conftest, so that the wizard's browser test (next to the browser
+fixtures) imports the same fixtures.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -17,16 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
-TESTS = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(TESTS / "generator"), str(TESTS / "generator" / "design")]
-
-from fake_bedrock import FakeBedrock, no_aws_configuration  # noqa: E402
-from plugin_repo import ROOT, runtime_repo  # noqa: E402
-
-from runtime.layout import PLUGINS_FOLDER  # noqa: E402
-from runtime.server import create_app  # noqa: E402
-from runtime.serving import serve_in_thread  # noqa: E402
-from runtime.settings import Settings  # noqa: E402
+from runtime.layout import PLUGINS_FOLDER
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+from tests.generator.design.fake_bedrock import FakeBedrock, no_aws_configuration
+from tests.generator.plugin_repo import ROOT, runtime_repo
 
 #: The example agent the tests import (read in place, never written).
 SAVINGS_HELPER = str(ROOT / "examples" / "savings_helper")

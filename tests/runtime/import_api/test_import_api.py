@@ -13,12 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_bedrock import text_answer
-from import_api_fixtures import SAVINGS_HELPER, Server
-from plugin_repo import ROOT, agent_repo, needs_dependency_agent, tree, write_files
 
 from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
+from tests.generator.design.fake_bedrock import text_answer
+from tests.generator.plugin_repo import ROOT, agent_repo, needs_dependency_agent, tree, write_files
+from tests.runtime.import_api.import_api_fixtures import SAVINGS_HELPER, Server
 
 SCREENS = ["welcome", "collecting", "result", "error"]
 
@@ -110,10 +110,9 @@ def test_wait_false_answers_202_then_the_status_follows_the_steps(server: Server
 def test_streamed_design_output_is_visible_while_the_model_works(
     server: Server, fake_bedrock: Any
 ) -> None:
-    from design_helpers import model_answer
-
     from generator.inspect import inspect_source
     from generator.models import Source
+    from tests.generator.design.design_helpers import model_answer
 
     inspection = inspect_source(Source(url=SAVINGS_HELPER, path=SAVINGS_HELPER))
     answer = model_answer(inspection, "savings")

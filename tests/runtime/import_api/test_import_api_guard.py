@@ -13,11 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-from import_api_fixtures import SAVINGS_HELPER, Server
 
 from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.settings import Settings
+from tests.runtime.import_api.import_api_fixtures import SAVINGS_HELPER, Server
 
 TOKEN = "s3cret-token-for-tests"
 STATUS = "/api/import-agent/status/nope"  # 404 once the guard lets a request through

@@ -10,16 +10,14 @@ chats with the plugin in the wizard and then on ``/chat``. Screenshots of every 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "import_api"))
-
-from import_api_fixtures import (
+from runtime.layout import PLUGINS_FOLDER
+from tests.runtime.import_api.import_api_fixtures import (
     SAVINGS_HELPER,
     Server,
     fake_bedrock,
@@ -27,8 +25,6 @@ from import_api_fixtures import (
     repo,
     server,
 )
-
-from runtime.layout import PLUGINS_FOLDER
 
 __all__ = ["fake_bedrock", "no_aws", "repo", "server"]  # fixtures used here
 
@@ -49,11 +45,10 @@ EDITED_TITLE = "Hello from the wizard"
 
 def _design_with_the_fake(fake_bedrock: Callable[..., Any]) -> None:
     """Sonnet answers slowly, in many pieces, so the page shows the reasoning as it grows."""
-    from design_helpers import model_answer
-    from fake_bedrock import text_answer
-
     from generator.inspect import inspect_source
     from generator.models import Source
+    from tests.generator.design.design_helpers import model_answer
+    from tests.generator.design.fake_bedrock import text_answer
 
     inspection = inspect_source(Source(url=SAVINGS_HELPER, path=SAVINGS_HELPER))
     answer = model_answer(inspection, "savings")
