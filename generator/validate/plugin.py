@@ -23,6 +23,8 @@ from generator.validate.smoke import CheckName, CheckResult, CheckResults
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
+#: Set for the checks, on top of the caller's environment: nothing writes into the plugin folder.
+CHECK_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
 class MissingDependency(BaseModel):
@@ -112,7 +114,7 @@ def _forked(folder: Path, python: str, scratch: Path, out: Path, timeout: float)
     interpreter = warm.start() if Path(python) == Path(sys.executable) else None
     if interpreter is None:
         raise warm.Unavailable("the checks need another interpreter")
-    env = dict(os.environ)
+    env = {**os.environ, **CHECK_ENV}
     request = warm.Request(folder=str(folder), out=str(out), scratch=str(scratch), env=env)
     return interpreter.check(request, timeout=timeout)
 
@@ -126,7 +128,7 @@ def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -
                 stdout=output,
                 stderr=output,
                 timeout=timeout,
-                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                env={**os.environ, **CHECK_ENV},
                 cwd=scratch,
                 stdin=subprocess.DEVNULL,
                 check=False,

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -104,6 +105,7 @@ class Warm:
 
         ``Unavailable`` if the warm interpreter is gone: the caller checks in a new process.
         """
+        deadline = time.monotonic() + timeout
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(timeout)
             pid: int | None = None
@@ -111,7 +113,10 @@ class Warm:
                 conn.connect(self._address)
                 conn.sendall(request.to_line())
                 received = b""
-                while chunk := conn.recv(4096):
+                while True:  # the child says its pid, then closes the connection by exiting
+                    conn.settimeout(max(deadline - time.monotonic(), 0.001))
+                    if not (chunk := conn.recv(4096)):
+                        break
                     received += chunk
                     if pid is None and b"\n" in received:
                         pid = int(received.split(b"\n", 1)[0].removeprefix(b"pid "))
