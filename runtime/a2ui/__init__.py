@@ -6,6 +6,7 @@ that emits or accepts a screen goes through them.
 
 from runtime.a2ui.catalog import CATALOG_ID, COMPONENT_TYPES, catalog_for_prompt, load_catalog
 from runtime.a2ui.models import (
+    ActionEvent,
     ClientAction,
     Component,
     CreateSurface,
@@ -32,6 +33,7 @@ from runtime.a2ui.validate import (
 __all__ = [
     "CATALOG_ID",
     "COMPONENT_TYPES",
+    "ActionEvent",
     "ClientAction",
     "Component",
     "CreateSurface",

@@ -21,6 +21,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
+from runtime.actions import ActionRejected
 from runtime.agui.events import RunEvents, data_model
 from runtime.agui.plan import client_mode, plan
 from runtime.context import RuntimeContext
@@ -34,7 +35,7 @@ from runtime.turns import (
     TurnResult,
     UnknownInterrupt,
 )
-from runtime.turns.approvals import approval_events
+from runtime.turns.approvals import BadAnswer, approval_events
 from runtime.wire import describe
 
 logger = logging.getLogger(__name__)
@@ -89,7 +90,12 @@ async def run_events(
             for item in events.failed("other_agents_session", str(exc)):
                 yield item
             return
-        request = plan(engine, opening, run)
+        try:
+            request = plan(engine, opening, run)
+        except (ActionRejected, BadAnswer) as exc:  # refused before anything runs
+            for item in events.failed("action_rejected", str(exc)):
+                yield item
+            return
         if request is None:  # nothing new: redraw the session as it is, and what it waits on
             state, waiting = opening.state, opening.interrupts
             redraw = [*resume_events(state.get("ui")), *approval_events(plugin.plugin_id, waiting)]

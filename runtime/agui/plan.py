@@ -10,6 +10,10 @@ already holds everything but what is new. So only the end of ``messages`` counts
   tools itself): it gets the trailing tool messages as ``RunExtras.tool_results`` and keeps which
   call ids it has had;
 * ``resume`` entries answer the plugin's own interrupts by id;
+* an A2UI action in ``forwardedProps`` (``a2uiAction``: a button press as A2UI v0.9 reports it,
+  ``{name, surfaceId, sourceComponentId, timestamp, context}``) is a click, as the WebSocket's
+  ``client.ui.action`` is: an approval button answers its interrupt, any other button of the
+  plugin runs a turn; an action the plugin does not declare is refused before anything runs;
 * otherwise, a last ``user`` message is what the user said (on a new thread, together with the
   plugin's initial state, so the first run is one turn);
 * a new thread without a user message runs the welcome turn; an old one runs nothing (the run
@@ -23,14 +27,20 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ag_ui.core import RunAgentInput, ToolMessage, UserMessage
+from pydantic import ValidationError
 
+from runtime.a2ui import ActionEvent
+from runtime.actions import ActionRejected, resolve_action
 from runtime.client_tools import ClientToolAnswer, client_tool_call
 from runtime.contracts import Mode
 from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
+from runtime.turns.approvals import answer_click
 
-#: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text") and device.
+#: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text"), the device,
+#: and a button press (an A2UI action).
 MODE_PROP = "mode"
 DEVICE_PROP = "device"
+ACTION_PROP = "a2uiAction"
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,17 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
     answers = {**tool_answers(opening, run.messages), **resumed(run)}
     if answers:
         return TurnRequest.answer(answers, **options)
+    action = action_of(run)
+    if action is not None:
+        if not opening.state:
+            raise ActionRejected(f"{action.name}: thread {run.thread_id} has no screen to act on")
+        plugin_id = engine.plugin.plugin_id
+        resume = answer_click(plugin_id, opening.interrupts, action.name, action.context)
+        if resume is not None:
+            return TurnRequest.answer(resume, **options)
+        return TurnRequest.click(
+            resolve_action(engine.plugin, action.name, action.context), **options
+        )
     last = run.messages[-1] if run.messages else None
     if isinstance(last, ToolMessage):
         if not (opening.state and engine.plugin.reads_tool_results):
@@ -77,6 +98,19 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
         start = engine.start(**options)
         return TurnRequest({**start.update, "transcript": said}, **options)
     return TurnRequest.say(said, **options) if said else None
+
+
+def action_of(run: RunAgentInput) -> ActionEvent | None:
+    """The A2UI action ``forwardedProps`` carries, if any; ``ActionRejected`` if malformed."""
+    props = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
+    if props.get(ACTION_PROP) is None:
+        return None
+    try:
+        return ActionEvent.model_validate(props[ACTION_PROP])
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"]) or ACTION_PROP
+        raise ActionRejected(f"forwardedProps.{ACTION_PROP}.{where}: {problem['msg']}") from None
 
 
 def tool_answers(opening: Opening, messages: Sequence[Any]) -> dict[str, Any]:

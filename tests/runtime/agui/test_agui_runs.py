@@ -15,6 +15,7 @@ import pytest
 
 from runtime.a2ui import CATALOG_ID
 from runtime.a2ui.validate import validate_components
+from runtime.plugins.mortgage.dialogue import STARTING_AGAIN
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
@@ -92,6 +93,49 @@ def test_a_mortgage_conversation_over_two_runs(server: str, agui_client: AguiCli
     state = report["state"]
     assert "messages" not in state
     assert report["messages"][-1]["role"] == "assistant"
+
+
+def test_a_button_press_is_an_a2ui_action_in_forwarded_props(
+    server: str, agui_client: AguiClient
+) -> None:
+    report = agui_client(
+        scenario(
+            f"{server}/agui/mortgage",
+            {"say": "my house is worth 400k"},
+            {"click": {"name": "mortgage.launch_rockets"}},
+            {"say": "I owe 250k, 5 year fix over 25 years"},
+            {"click": {"name": "mortgage.start_over", "sourceComponentId": "start_over"}},
+        )
+    )
+    _, refused, answered, restarted = report["runs"]
+    assert refused["outcome"] == "error"
+    (error,) = of_type(refused, "RUN_ERROR")
+    assert error["code"] == "action_rejected" and "launch_rockets" in error["message"]
+    assert not of_type(refused, "ACTIVITY_SNAPSHOT")  # nothing ran
+    # the refused press left the session as it was: the value said before still counts
+    assert spoken(answered).startswith("At 62.5% loan-to-value, the best value is")
+    assert spoken(restarted).startswith(STARTING_AGAIN)
+    assert restarted["outcome"] == "success"
+
+
+def test_a_malformed_a2ui_action_is_refused_naming_the_field(server: str) -> None:
+    thread, url = uuid.uuid4().hex, f"{server}/agui/mortgage"
+    body = {
+        "threadId": thread,
+        "runId": "r1",
+        "state": {},
+        "messages": [],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {"a2uiAction": {"name": "mortgage.start_over"}},
+    }
+    with httpx.Client(timeout=30) as http:
+        http.post(url, json={**body, "forwardedProps": {}}).raise_for_status()  # the welcome
+        reply = http.post(url, json={**body, "runId": "r2"})
+    events = [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == "action_rejected"
+    assert "forwardedProps.a2uiAction.surfaceId: Field required" in events[-1]["message"]
 
 
 def test_voice_lines_are_left_out_in_text_mode(server: str, agui_client: AguiClient) -> None:

@@ -1,9 +1,10 @@
 """AG-UI with the fixture plugins: tokens as the model streams them, backend tool calls, an
-approval (an interrupt outcome, then a resume), a failing plugin (``RUN_ERROR``) and CORS, through
-the official client over a real uvicorn."""
+approval (an interrupt outcome, then a resume or a press on its screen), a failing plugin
+(``RUN_ERROR``) and CORS, through the official client over a real uvicorn."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -98,6 +99,39 @@ def test_an_approval_ends_the_run_with_an_interrupt_and_the_resume_answers_it(
     assert answered["outcome"] == "success"
     said = "".join(e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert said == reply
+
+
+def post_run(url: str, thread: str, **fields: Any) -> list[dict[str, Any]]:
+    """One run posted as it is on the wire (no client's own rules): its events."""
+    body = {"threadId": thread, "runId": uuid.uuid4().hex, "state": {}, "messages": []}
+    body |= {"tools": [], "context": [], "forwardedProps": {}, **fields}
+    reply = httpx.post(url, json=body, timeout=30)
+    reply.raise_for_status()
+    return [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
+
+
+@pytest.mark.parametrize(
+    ("button", "reply"),
+    [
+        ("payee.approve", "Added Alex Smith as a payee."),
+        ("payee.reject", "Cancelled: Alex Smith was not added."),
+    ],
+)
+def test_a_press_on_the_approval_screen_answers_the_interrupt(
+    server: str, button: str, reply: str
+) -> None:
+    # The official client only resumes an interrupt with ``resume``; a client that reports the
+    # approval screen's button press instead (``forwardedProps.a2uiAction``) answers it too.
+    url, thread = f"{server}/agui/payee", uuid.uuid4().hex
+    said = {"id": "u1", "role": "user", "content": "add alex smith"}
+    asked = post_run(url, thread, messages=[said])
+    (pending,) = asked[-1]["outcome"]["interrupts"]
+    press = {"name": button, "surfaceId": "payee", "sourceComponentId": "approve"}
+    press |= {"timestamp": "2026-11-23T10:00:00Z", "context": {"interruptId": pending["id"]}}
+    answered = post_run(url, thread, messages=[said], forwardedProps={"a2uiAction": press})
+    assert answered[-1]["type"] == "RUN_FINISHED"
+    text = "".join(e["delta"] for e in answered if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == reply
 
 
 def test_a_plugin_that_raises_ends_the_run_with_run_error(

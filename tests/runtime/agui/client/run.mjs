@@ -2,8 +2,10 @@
 //
 // stdin: a scenario as JSON
 //   {url, threadId, headers?, forwardedProps?, frontendTools?: [{name, description, parameters,
-//    result}], steps: [{say: "text"} | {resume: {status, payload?}} ]}
-// Each step is one run (a user message, or an answer to every pending interrupt). When a run ends
+//    result}], steps: [{say: "text"} | {resume: {status, payload?}} | {click: {name, context?}}]}
+// Each step is one run (a user message, an answer to every pending interrupt, or a button press:
+// the A2UI action a renderer reports, sent as forwardedProps.a2uiAction; the client refuses a
+// run while an interrupt is pending unless it resumes it). When a run ends
 // with frontend tool calls pending, the canned `result` of each tool is added as a tool message
 // and the agent runs again (as CopilotKit does after a frontend tool's handler returns).
 //
@@ -57,8 +59,9 @@ async function run(options) {
     },
   };
   try {
-    const forwardedProps = scenario.forwardedProps ?? {};
-    await agent.runAgent({ tools, forwardedProps, ...options }, subscriber);
+    const { forwardedProps: extra, ...rest } = options;
+    const forwardedProps = { ...(scenario.forwardedProps ?? {}), ...(extra ?? {}) };
+    await agent.runAgent({ tools, forwardedProps, ...rest }, subscriber);
   } catch (error) {
     fail(`rejected: ${error?.message ?? error}`);
   }
@@ -102,8 +105,17 @@ for (const [index, step] of scenario.steps.entries()) {
   } else if (step.resume !== undefined) {
     const answers = Object.fromEntries(agent.pendingInterrupts.map((i) => [i.id, step.resume]));
     await runAnsweringTools({ resume: buildResumeArray(agent.pendingInterrupts, answers) });
+  } else if (step.click !== undefined) {
+    const a2uiAction = {
+      name: step.click.name,
+      surfaceId: step.click.surfaceId ?? "",
+      sourceComponentId: step.click.sourceComponentId ?? "button",
+      timestamp: new Date().toISOString(),
+      context: step.click.context ?? {},
+    };
+    await runAnsweringTools({ forwardedProps: { a2uiAction } });
   } else {
-    fail(`step ${index}: expected {say} or {resume}`);
+    fail(`step ${index}: expected {say}, {resume} or {click}`);
   }
 }
 process.stdout.write(JSON.stringify({ runs, messages: agent.messages, state: agent.state }));
