@@ -16,7 +16,8 @@ Each turn routes to one of two nodes:
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
   checkpointer across turns, exactly like a thread of LangGraph's server. Its answer is shown on
   the result screen, spoken (trimmed for voice) and sent as the final transcript; if the agent
-  raises, the error screen is shown and the details go to the log and the audit trail.
+  raises, the error screen is shown, the details go to the log and the audit trail, and what the
+  agent wrote in that turn is dropped (its conversation stays as it was before the turn).
 
 Frontend tools (an AG-UI client's ``tools``) reach the agent as ``ag-ui-langgraph`` passes them,
 so agents written for CopilotKit work unchanged: in its input state as ``tools``,
@@ -80,6 +81,7 @@ from runtime.plugin import PluginBase
 from runtime.reply import show_screen
 from runtime.turns import RunExtras, run_extras
 from runtime.turns.limits import TurnStopped
+from runtime.turns.rollback import forget_writes
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +94,8 @@ ANSWERED_KEPT = 100
 ERROR_TEXT = "Sorry, something went wrong while answering. Please try again."
 #: What an agent raises that is not its failure: an interrupt, the recursion limit, a turn limit.
 RUN_CONTROL = (GraphBubbleUp, GraphRecursionError, TurnStopped)
+#: The node the agent's graph runs in: its checkpoint namespace, as a stateful subgraph.
+AGENT_NODE = "agent"
 UNAVAILABLE_VOICE = "Sorry, this assistant is not set up to answer yet."
 
 
@@ -151,10 +155,12 @@ class ImportedPlugin(PluginBase):
             self.prepare()
         builder = StateGraph(CommonState)
         builder.add_node("welcome", self.welcome)
-        builder.add_node("agent", self.answer)
+        builder.add_node(AGENT_NODE, self.answer)
         builder.add_node("unavailable", self.unavailable)
-        builder.add_conditional_edges(START, self.route, ["welcome", "agent", "unavailable", END])
-        for node in ("welcome", "agent", "unavailable"):
+        builder.add_conditional_edges(
+            START, self.route, ["welcome", AGENT_NODE, "unavailable", END]
+        )
+        for node in ("welcome", AGENT_NODE, "unavailable"):
             builder.add_edge(node, END)
         return builder
 
@@ -162,12 +168,12 @@ class ImportedPlugin(PluginBase):
         if self.needs:
             return "unavailable"
         if run_extras(config).tool_results:  # a client answering tool calls, not a message
-            return "agent" if self.unanswered(state, config) else END
+            return AGENT_NODE if self.unanswered(state, config) else END
         action = state.get("pendingAction")
         if action is not None:
             retry = action["id"] == self.action_id("retry") and self.domain(state).get("question")
-            return "agent" if retry else "welcome"
-        return "agent" if state.get("transcript", "").strip() else "welcome"
+            return AGENT_NODE if retry else "welcome"
+        return AGENT_NODE if state.get("transcript", "").strip() else "welcome"
 
     def welcome(self, state: CommonState) -> dict[str, Any]:
         return self.show(state, "welcome", self.initial_domain_state())
@@ -197,6 +203,9 @@ class ImportedPlugin(PluginBase):
             raise  # an interrupt waiting for the customer, or a limit: the turn engine's business
         except Exception as exc:
             logger.exception("agent %r raised while answering", self.plugin_id)
+            # What the agent wrote before it raised is dropped: its conversation stays as it was
+            # before the turn, and "try again" asks the question (kept below) afresh.
+            forget_writes(config, AGENT_NODE)
             audit = event(
                 "server.audit.event",
                 kind="agent_error",

@@ -5,7 +5,9 @@ lends a run's checkpointer to its subgraphs, so an imported agent's own state is
 Reads see the turn's writes; ``commit`` writes them through, in order, once the transport has
 taken the turn's result. A failed turn (an exception, a limit, the deadline, a client gone before
 delivery) is never committed, so the session stays as it was before the turn: no rollback I/O,
-and with ``durability="exit"`` a successful turn writes what it wrote before.
+and with ``durability="exit"`` a successful turn writes what it wrote before. A plugin that
+handles a subgraph's failure itself (an imported agent that raised, shown on an error screen)
+drops what that subgraph wrote with ``forget_writes``, and keeps the rest of the turn.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, NS_END, NS_SEP
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -29,6 +32,7 @@ from langgraph.checkpoint.base import (
 )
 
 Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
+Where = tuple[str, str]  # thread id, checkpoint namespace
 
 
 def merge_writes(kept: list[PendingWrite], new: Sequence[PendingWrite]) -> list[PendingWrite]:
@@ -44,7 +48,16 @@ def merge_writes(kept: list[PendingWrite], new: Sequence[PendingWrite]) -> list[
     return merged
 
 
-def _where(config: RunnableConfig) -> tuple[str, str]:
+def forget_writes(config: RunnableConfig, namespace: str) -> None:
+    """Drop what the running turn wrote in the subgraph ``namespace`` (a node's name) and below
+    it: that subgraph's state stays as it was before the turn. Nothing to do outside the engine
+    (no ``TurnWrites`` is the run's checkpointer)."""
+    writes = (config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINTER)
+    if isinstance(writes, TurnWrites):
+        writes.discard(_where(config)[0], namespace)
+
+
+def _where(config: RunnableConfig) -> Where:
     configurable = config.get("configurable") or {}
     return str(configurable["thread_id"]), str(configurable.get("checkpoint_ns", ""))
 
@@ -56,16 +69,32 @@ class TurnWrites(BaseCheckpointSaver[Any]):
         super().__init__(serde=inner.serde)
         self.inner = inner
         # Shared by the clones ``with_allowlist`` makes: one turn, one log.
-        self._log: list[Callable[[], object]] = []
+        self._log: list[tuple[Where, Callable[[], object]]] = []
         self._held: dict[Key, CheckpointTuple] = {}
         self._latest: dict[tuple[str, str], str] = {}
         self._writes: dict[Key, list[PendingWrite]] = {}
 
     def commit(self) -> None:
         """Write the turn's checkpoints and writes through to the runtime's checkpointer."""
-        for write in self._log:
+        for _, write in self._log:
             write()
         self._log.clear()
+
+    def discard(self, thread: str, namespace: str) -> None:
+        """Forget this turn's checkpoints and writes in ``namespace`` and the namespaces below it
+        (its own subgraphs); reads there see the committed state again."""
+
+        def below(ns: str) -> bool:
+            return ns == namespace or ns.startswith((namespace + NS_SEP, namespace + NS_END))
+
+        for store in (self._held, self._writes):
+            for key in [k for k in store if k[0] == thread and below(k[1])]:
+                del store[key]
+        for where in [w for w in self._latest if w[0] == thread and below(w[1])]:
+            del self._latest[where]
+        self._log[:] = [
+            (w, write) for w, write in self._log if not (w[0] == thread and below(w[1]))
+        ]
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> TurnWrites:
         clone = copy.copy(self)
@@ -116,7 +145,9 @@ class TurnWrites(BaseCheckpointSaver[Any]):
         )
         self._held[(thread, ns, kept["id"])] = CheckpointTuple(saved, kept, metadata, parent, [])
         self._latest[(thread, ns)] = kept["id"]
-        self._log.append(partial(self.inner.put, config, kept, metadata, new_versions))
+        self._log.append(
+            ((thread, ns), partial(self.inner.put, config, kept, metadata, new_versions))
+        )
         return saved
 
     def put_writes(
@@ -131,7 +162,8 @@ class TurnWrites(BaseCheckpointSaver[Any]):
         self._writes[key] = merge_writes(
             self._writes.get(key, []), [(task_id, c, v) for c, v in writes]
         )
-        self._log.append(partial(self.inner.put_writes, config, list(writes), task_id, task_path))
+        write = partial(self.inner.put_writes, config, list(writes), task_id, task_path)
+        self._log.append(((thread, ns), write))
 
     def get_next_version(self, current: Any, channel: None) -> Any:
         return self.inner.get_next_version(current, channel)
