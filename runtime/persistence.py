@@ -25,7 +25,7 @@ import asyncio
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,13 +33,8 @@ from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
     BaseCheckpointSaver,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    CheckpointTuple,
 )
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -51,6 +46,8 @@ from langgraph.store.sqlite import SqliteStore
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
+
+from runtime.savers import P, R, SyncBackedSaver
 
 MEMORY: Final = "memory"
 SQLITE_PREFIX: Final = "sqlite:"
@@ -70,44 +67,11 @@ class PersistenceError(RuntimeError):
     """The checkpointer URL cannot be opened; the message says where and why (no password)."""
 
 
-class ThreadedAsync(BaseCheckpointSaver[str]):
+class ThreadedAsync(SyncBackedSaver[str]):
     """Mixed into a synchronous saver: its async methods run the synchronous ones in a thread."""
 
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        return await asyncio.to_thread(self.get_tuple, config)
-
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        listed = self.list(config, filter=filter, before=before, limit=limit)
-        for checkpoint in await asyncio.to_thread(list, listed):
-            yield checkpoint
-
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        await asyncio.to_thread(self.delete_thread, thread_id)
+    async def call(self, method: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.to_thread(method, *args, **kwargs)
 
 
 class SqliteCheckpointer(ThreadedAsync, SqliteSaver):

@@ -13,7 +13,7 @@ drops what that subgraph wrote with ``forget_writes``, and keeps the rest of the
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -30,6 +30,8 @@ from langgraph.checkpoint.base import (
     copy_checkpoint,
     get_checkpoint_id,
 )
+
+from runtime.savers import SyncBackedSaver
 
 Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
 Where = tuple[str, str]  # thread id, checkpoint namespace
@@ -62,8 +64,12 @@ def _where(config: RunnableConfig) -> Where:
     return str(configurable["thread_id"]), str(configurable.get("checkpoint_ns", ""))
 
 
-class TurnWrites(BaseCheckpointSaver[Any]):
-    """One turn's checkpoint writes, held in memory in front of ``inner`` until ``commit``."""
+class TurnWrites(SyncBackedSaver[Any]):
+    """One turn's checkpoint writes, held in memory in front of ``inner`` until ``commit``.
+
+    Subgraphs run by async agents call the async methods: they call these sync ones inline (the
+    held writes are in memory; the runtime's checkpointer is used through its sync methods, as
+    for the rest of the turn)."""
 
     def __init__(self, inner: BaseCheckpointSaver[Any]) -> None:
         super().__init__(serde=inner.serde)
@@ -170,38 +176,3 @@ class TurnWrites(BaseCheckpointSaver[Any]):
 
     def delete_thread(self, thread_id: str) -> None:
         self.inner.delete_thread(thread_id)
-
-    # Subgraphs run by async agents call the async methods: the held writes are in memory, and
-    # the runtime's checkpointer is used through its sync methods, as for the rest of the turn.
-
-    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        return self.get_tuple(config)
-
-    async def alist(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> AsyncIterator[CheckpointTuple]:
-        for item in self.list(config, filter=filter, before=before, limit=limit):
-            yield item
-
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        return self.put(config, checkpoint, metadata, new_versions)
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        self.put_writes(config, writes, task_id, task_path)
