@@ -1,9 +1,10 @@
 """The whole offline import of each example agent (goal: under 2 s), with per-step times.
 
-Each example is imported into a fresh clone of this repository (as the demo does): once by
-the ``agent-import import`` command in a new process (what a user waits for, interpreter start
-and imports included; its CPU time too, git's included, a figure a busy machine inflates less),
-then in-process a few times (the steps alone, Copier already imported).
+Each example is imported into a fresh clone of this repository (as the demo does): by the
+``agent-import import`` command in a new process, ``COMMAND_RUNS`` times, as median and range
+(what a user waits for, interpreter start and imports included; its CPU time too, git's
+included, a figure a busy machine inflates less), then in-process a few times (the steps alone,
+Copier already imported).
 
 Then a ReAct-style template (``create_agent`` with a run context, from the fixture corpus) is
 imported with ``--approve-deps``: its requirements are resolved with the runtime's and installed

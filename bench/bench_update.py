@@ -8,8 +8,9 @@ repository, committed, then updated after each kind of change (committed between
 * template only: a commit to ``copier-template/``;
 * up to date: nothing changed (no Copier run at all).
 
-Once per example the ``agent-import update`` command runs in a new process (what a user waits
-for, interpreter start and imports included, and its CPU time); the rest runs in-process. Copier
+For each example the ``agent-import update`` command runs in a new process after an upstream
+change, ``COMMAND_RUNS`` times, as median and range (what a user waits for, interpreter start and
+imports included, and its CPU time); the rest runs in-process. Copier
 clones and checks out its template several times per update (its old, current and new workers
 each clone it); the last lines measure one such clone of the template's own repository
 (``.agent-import/template``, what Copier clones) and, for comparison, of this whole repository
