@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.validate import warm
 from generator.validate.environment import read_requirements, requirement_for_module
+from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
@@ -120,21 +121,28 @@ def _forked(folder: Path, python: str, scratch: Path, out: Path, timeout: float)
 
 
 def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -> bool:
-    """The checks in a new interpreter, its output in the scratch folder; False on the limit."""
+    """The checks in a new interpreter, its output in the scratch folder; False on the limit.
+
+    The interpreter leads its own process group, so the limit ends whatever the agent started
+    too, as in the warm interpreter's forks."""
     with (scratch / warm.OUTPUT_FILE).open("w", encoding="utf-8") as output:
+        child = subprocess.Popen(
+            [python, "-m", "generator.validate.smoke", str(folder), str(out)],
+            stdout=output,
+            stderr=output,
+            env={**os.environ, **CHECK_ENV},
+            cwd=scratch,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
-            subprocess.run(
-                [python, "-m", "generator.validate.smoke", str(folder), str(out)],
-                stdout=output,
-                stderr=output,
-                timeout=timeout,
-                env={**os.environ, **CHECK_ENV},
-                cwd=scratch,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
+            child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            end_tree(child)
             return False
+        except BaseException:  # Ctrl-C: nothing the check started may keep running
+            end_tree(child)
+            raise
     return True
 
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from generator.errors import AgentImportError
 
@@ -80,7 +80,7 @@ def run_tree(
     return Finished(child.returncode, stdout, stderr, seconds)
 
 
-def end_tree(child: subprocess.Popen[str]) -> None:
+def end_tree(child: subprocess.Popen[Any]) -> None:
     """SIGTERM the child's process group, then SIGKILL whatever of the group is still there."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:

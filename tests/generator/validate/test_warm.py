@@ -100,9 +100,12 @@ def test_a_check_sees_the_environment_of_the_moment_and_an_empty_folder(
     assert report.ok, report.describe()
 
 
+@pytest.mark.parametrize("path", ["warm", "cold"])
 def test_the_time_limit_kills_the_check_and_what_it_started(
-    plugin: Path, probe: Probe, tmp_path: Path
+    path: str, plugin: Path, probe: Probe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if path == "cold":  # no warm interpreter: the checks start a new one
+        monkeypatch.setattr(warm, "start", lambda: None)
     pid_file = tmp_path / "grandchild"
     probe(
         "import subprocess, time\n"
