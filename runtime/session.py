@@ -220,9 +220,7 @@ class Session:
             await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
         elif isinstance(payload, UiAction):
             try:
-                resume = answer_click(
-                    self.plugin.plugin_id, self.waiting, payload.actionId, payload.data
-                )
+                resume = answer_click(self.plugin, self.waiting, payload.actionId, payload.data)
                 if resume is not None:
                     await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
                     return

@@ -57,7 +57,7 @@ from runtime.turns import (
     ToolCallResult,
     ToolCallStarted,
 )
-from runtime.turns.approvals import Approval
+from runtime.turns.approvals import ANSWERED_BY, Approval
 
 A2UI_ACTIVITY: Final = "a2ui-surface"
 A2UI_OPERATIONS: Final = "a2ui_operations"
@@ -216,8 +216,12 @@ def tool_call(call: ClientToolCall) -> list[BaseEvent]:
 
 def interrupt(pending: PendingInterrupt) -> Interrupt:
     """A plugin's own interrupt as AG-UI describes one: an approval, with its question (the
-    approval screen, ``runtime.turns.approvals``, is in the run's A2UI activity too)."""
-    return Interrupt(id=pending.id, reason=APPROVAL, message=Approval.of(pending.value).question)
+    approval screen, ``runtime.turns.approvals``, is in the run's A2UI activity too) and, in
+    ``metadata.answeredBy``, the plugin's own buttons that answer it (a frontend resumes the
+    interrupt with a press of one: ``runtime.agui.plan``)."""
+    approval = Approval.of(pending.value)
+    metadata = {ANSWERED_BY: list(approval.answered_by)} if approval.answered_by else None
+    return Interrupt(id=pending.id, reason=APPROVAL, message=approval.question, metadata=metadata)
 
 
 def data_model(ui: Any, surface_id: str) -> dict[str, Any] | None:

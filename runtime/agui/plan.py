@@ -9,7 +9,10 @@ already holds everything but what is new. So only the end of ``messages`` counts
   except for a plugin that ``reads_tool_results`` (an imported agent whose model calls frontend
   tools itself): it gets the trailing tool messages as ``RunExtras.tool_results`` and keeps which
   call ids it has had;
-* ``resume`` entries answer the plugin's own interrupts by id;
+* ``resume`` entries answer the plugin's own interrupts by id; a payload ``{"a2uiAction": ...}``
+  is a press of a button the interrupt lists in ``answeredBy`` (``Interrupt.metadata``), which
+  answers it with the click (``@ag-ui/client`` starts no run while an interrupt is pending unless
+  the run resumes it, so this is how such a frontend sends the press);
 * an A2UI action in ``forwardedProps`` (``a2uiAction``: a button press as A2UI v0.9 reports it,
   ``{name, surfaceId, sourceComponentId, timestamp, context}``) is a click, as the WebSocket's
   ``client.ui.action`` is: an approval button answers its interrupt, any other button of the
@@ -34,7 +37,8 @@ from runtime.actions import ActionRejected, resolve_action
 from runtime.client_tools import ClientToolAnswer, client_tool_call
 from runtime.contracts import Mode
 from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
-from runtime.turns.approvals import answer_click
+from runtime.turns.approvals import answer_click, pressed
+from runtime.turns.events import PendingInterrupt
 
 #: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text"), the device,
 #: and a button press (an A2UI action).
@@ -71,15 +75,14 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
     client = client_mode(run)
     extras = extras_of(run)
     options: dict[str, Any] = {"mode": client.mode, "device": client.device, "extras": extras}
-    answers = {**tool_answers(opening, run.messages), **resumed(run)}
+    answers = {**tool_answers(opening, run.messages), **resumed(engine, opening, run)}
     if answers:
         return TurnRequest.answer(answers, **options)
     action = action_of(run)
     if action is not None:
         if not opening.state:
             raise ActionRejected(f"{action.name}: thread {run.thread_id} has no screen to act on")
-        plugin_id = engine.plugin.plugin_id
-        resume = answer_click(plugin_id, opening.interrupts, action.name, action.context)
+        resume = answer_click(engine.plugin, opening.interrupts, action.name, action.context)
         if resume is not None:
             return TurnRequest.answer(resume, **options)
         return TurnRequest.click(
@@ -105,12 +108,17 @@ def action_of(run: RunAgentInput) -> ActionEvent | None:
     props = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
     if props.get(ACTION_PROP) is None:
         return None
+    return parse_action(props[ACTION_PROP], f"forwardedProps.{ACTION_PROP}")
+
+
+def parse_action(raw: Any, where: str) -> ActionEvent:
+    """``raw`` as an A2UI action; ``ActionRejected`` naming the field (under ``where``) if not."""
     try:
-        return ActionEvent.model_validate(props[ACTION_PROP])
+        return ActionEvent.model_validate(raw)
     except ValidationError as exc:
         problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"]) or ACTION_PROP
-        raise ActionRejected(f"forwardedProps.{ACTION_PROP}.{where}: {problem['msg']}") from None
+        field = ".".join(str(part) for part in problem["loc"])
+        raise ActionRejected(f"{where}{'.' if field else ''}{field}: {problem['msg']}") from None
 
 
 def tool_answers(opening: Opening, messages: Sequence[Any]) -> dict[str, Any]:
@@ -146,15 +154,28 @@ def trailing(run: RunAgentInput) -> list[ToolMessage]:
     return tail
 
 
-def resumed(run: RunAgentInput) -> dict[str, Any]:
+def resumed(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> dict[str, Any]:
     """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload (``True``, an
-    approval, when it has none), ``False`` for a cancelled one (as the reject button answers)."""
-    return {
-        entry.interrupt_id: (entry.payload if entry.payload is not None else True)
-        if entry.status == "resolved"
-        else False
-        for entry in run.resume or ()
-    }
+    approval, when it has none; the click, when it is a press of a button the interrupt lists),
+    ``False`` for a cancelled one (as the reject button answers)."""
+    answers: dict[str, Any] = {}
+    for index, entry in enumerate(run.resume or ()):
+        payload = entry.payload if entry.status == "resolved" else False
+        pending = next((p for p in opening.interrupts if p.id == entry.interrupt_id), None)
+        if isinstance(payload, dict) and ACTION_PROP in payload and pending is not None:
+            payload = press_answer(engine, pending, payload[ACTION_PROP], index)
+        answers[entry.interrupt_id] = True if payload is None else payload
+    return answers
+
+
+def press_answer(engine: TurnEngine, pending: PendingInterrupt, raw: Any, index: int) -> Any:
+    """The click a press in ``resume[index].payload`` answers ``pending`` with, or
+    ``ActionRejected`` when the interrupt does not list the button."""
+    action = parse_action(raw, f"resume[{index}].payload.{ACTION_PROP}")
+    answer = pressed(engine.plugin, pending, action.name, action.context)
+    if answer is None:
+        raise ActionRejected(f"{action.name} does not answer interrupt {pending.id}")
+    return answer
 
 
 def text_of(message: UserMessage) -> str:

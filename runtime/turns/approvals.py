@@ -10,7 +10,9 @@ Column, a DataCard per question, buttons) and a short spoken question. The value
 
 A mapping with ``"shown": True`` says the plugin drew the question itself (its own screen and
 line): the runtime adds nothing and only waits for the answer; words that answer nothing then go
-to the plugin as a new turn.
+to the plugin as a new turn. Its ``"answeredBy"`` lists the plugin's own actions
+(``<plugin_id>.<name>``) whose buttons answer it: a press of one resumes the interrupt with the
+click itself (``{"id", "data"}``, its data checked as any click's), not a new turn.
 
 Answers: the buttons ``<plugin_id>.approve`` / ``<plugin_id>.reject`` (resume value ``True`` /
 ``False``) or, when the interrupt has options, ``<plugin_id>.choose`` with the option's index
@@ -27,13 +29,17 @@ from typing import Any, Final
 
 from runtime.a2ui import Screen, screen_events
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.contracts import ServerEventDict, event
+from runtime.actions import resolve_action
+from runtime.contracts import PendingAction, ServerEventDict, event
+from runtime.plugin import PluginBase
 from runtime.turns.events import PendingInterrupt, is_client_tool_call
 
 APPROVE: Final = "approve"
 REJECT: Final = "reject"
 CHOOSE: Final = "choose"
 ANSWERS: Final = (APPROVE, REJECT, CHOOSE)
+#: The key of a ``shown`` question's value that lists the plugin's own buttons answering it.
+ANSWERED_BY: Final = "answeredBy"
 DEFAULT_QUESTION = "Shall I go ahead?"
 YES = frozenset({"yes", "yeah", "yep", "sure", "ok", "okay", "approve", "confirm", "go ahead"})
 NO = frozenset({"no", "nope", "cancel", "reject", "stop", "don't", "do not", "not now"})
@@ -56,6 +62,8 @@ class Approval:
     options: tuple[Option, ...] = ()
     #: The plugin shows and says the question itself.
     shown: bool = False
+    #: The plugin's own actions whose buttons answer it (``<plugin_id>.<name>``).
+    answered_by: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, value: Any) -> Approval:
@@ -69,7 +77,16 @@ class Approval:
             lines = tuple((str(k), str(v)) for k, v in details.items())
         else:
             lines = (("Details", str(details)),) if details else ()
-        return cls(question, lines, _options(value.get("options")), value.get("shown") is True)
+        answered_by = value.get(ANSWERED_BY)
+        return cls(
+            question,
+            lines,
+            _options(value.get("options")),
+            value.get("shown") is True,
+            tuple(a for a in answered_by if isinstance(a, str))
+            if isinstance(answered_by, Sequence) and not isinstance(answered_by, str)
+            else (),
+        )
 
     def spoken(self) -> str:
         """The question and how to answer it, under the voice limit."""
@@ -173,12 +190,20 @@ class BadAnswer(ValueError):
 
 
 def answer_click(
-    plugin_id: str, interrupts: Sequence[PendingInterrupt], action_id: str, data: Mapping[str, Any]
+    plugin: PluginBase,
+    interrupts: Sequence[PendingInterrupt],
+    action_id: str,
+    data: Mapping[str, Any],
 ) -> dict[str, Any] | None:
-    """The resume (interrupt id -> value) a click on an approval button means; ``None`` when the
-    click is not one. The id is taken as sent: the engine refuses one it does not wait on."""
+    """The resume (interrupt id -> value) a click on an approval button, or on a plugin's own
+    button that a pending question lists in ``answeredBy``, means; ``None`` when the click is
+    neither. An approval button's interrupt id is taken as sent: the engine refuses one it does
+    not wait on. ``ActionRejected`` when the plugin refuses the click's data."""
     namespace, _, name = action_id.rpartition(".")
-    if namespace not in ("", plugin_id) or name not in ANSWERS or not interrupts:
+    if namespace not in ("", plugin.plugin_id) or name not in ANSWERS or not interrupts:
+        for pending in interrupts:
+            if (action := pressed(plugin, pending, action_id, data)) is not None:
+                return {pending.id: action}
         return None
     interrupt_id = data.get("interruptId")
     if not isinstance(interrupt_id, str):
@@ -191,6 +216,17 @@ def answer_click(
     if not isinstance(index, int) or not 0 <= index < len(options):
         raise BadAnswer(f"{action_id}: no option {index!r} for interrupt {interrupt_id}")
     return {interrupt_id: options[index].value}
+
+
+def pressed(
+    plugin: PluginBase, pending: PendingInterrupt, action_id: str, data: Mapping[str, Any]
+) -> PendingAction | None:
+    """The answer a press of ``action_id`` gives ``pending``: the click, when the question lists
+    the action in ``answeredBy`` (``ActionRejected`` if the plugin refuses its data)."""
+    namespaced = action_id if "." in action_id else plugin.action_id(action_id)
+    if is_client_tool_call(pending) or namespaced not in Approval.of(pending.value).answered_by:
+        return None
+    return resolve_action(plugin, action_id, dict(data))
 
 
 def asks_itself(interrupts: Sequence[PendingInterrupt]) -> bool:

@@ -13,7 +13,8 @@ and ends with ``clear_pending_action``. Each path ends in exactly one node that 
 says one line; nodes before it only add to the line's opening (``LostCardState.notice``). A turn
 that asks for a yes then waits in ``await_confirmation`` (LangGraph's ``interrupt()``, the question
 on the plugin's own screen): the runtime resumes it with the customer's yes or no, which becomes
-the ``confirm`` or ``cancel`` it stands for; anything else starts a new turn as before.
+the ``confirm`` or ``cancel`` it stands for, or with a press of the screen's own confirm or cancel
+button (the question lists them in ``answeredBy``); anything else starts a new turn as before.
 Every step that changes the card, every identity answer and every escalation adds a
 ``server.audit.event`` to the outbox; the runtime sends those to the audit log, never to a client.
 
@@ -63,6 +64,7 @@ from runtime.plugins.lost_card.state import LostCardState, Step
 from runtime.plugins.lost_card.understanding import understand
 from runtime.redaction import redact_card_numbers
 from runtime.reply import View, reply, spoken_screen
+from runtime.turns.approvals import ANSWERED_BY
 
 logger = logging.getLogger(__name__)
 
@@ -416,15 +418,24 @@ def clear_pending_action(state: CommonState) -> dict[str, Any]:
     return {"pendingAction": None, "transcript": ""}
 
 
+#: The buttons of the confirmation screen, which answer its question.
+ANSWERS = (f"{PLUGIN_ID}.confirm", f"{PLUGIN_ID}.cancel")
+
+
 def await_confirmation(state: CommonState) -> dict[str, Any]:
-    """Wait for the yes or no to the question on screen; the answer becomes the click it means,
-    and the policy takes it from there (a yes to a step no longer asked confirms nothing)."""
+    """Wait for the yes or no to the question on screen, or a press of its confirm or cancel
+    button; the answer becomes the click it means, and the policy takes it from there (a yes to
+    a step no longer asked, or a button drawn for another, confirms nothing)."""
     step = card_of(state).awaiting_confirmation
     assert step is not None, "routing only comes here with a question open"
-    approved = interrupt({"question": views.QUESTIONS[step].question, "shown": True})
+    answer = interrupt(
+        {"question": views.QUESTIONS[step].question, "shown": True, ANSWERED_BY: list(ANSWERS)}
+    )
+    if isinstance(answer, dict):  # a press of its own button: the click, checked as any click
+        return {"pendingAction": answer}
     action: PendingAction = (
         {"id": f"{PLUGIN_ID}.confirm", "data": {"step": step}}
-        if approved is True
+        if answer is True
         else {"id": f"{PLUGIN_ID}.cancel", "data": {}}
     )
     return {"pendingAction": action}

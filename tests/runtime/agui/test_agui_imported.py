@@ -7,12 +7,10 @@ itself, and answers with the result once the client has sent it; its model's tok
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from generator.pipeline.importer import import_agent
@@ -22,6 +20,7 @@ from runtime.serving import serve_in_thread
 from runtime.settings import Settings
 from tests.generator.plugin_repo import agent_repo, config, options, runtime_repo
 from tests.runtime.agui.official_client import AguiClient
+from tests.runtime.agui.wire import post_run
 
 ANSWER = "You are at 53.41, -2.99."
 COPILOT_AGENT = {
@@ -160,10 +159,7 @@ def test_an_answered_call_is_never_sent_to_the_agent_again(server: str) -> None:
     ]  # fmt: skip
 
     def said(messages: list[dict[str, Any]]) -> str:
-        body = {"threadId": thread, "runId": uuid.uuid4().hex, "messages": messages, "tools": tools}
-        reply = httpx.post(server, json=body, timeout=30)
-        reply.raise_for_status()
-        events = [json.loads(line[5:]) for line in reply.text.splitlines() if line[:5] == "data:"]
+        events = post_run(server, thread, messages=messages, tools=tools)
         assert events[-1]["type"] == "RUN_FINISHED"
         return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
 

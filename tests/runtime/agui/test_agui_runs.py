@@ -4,7 +4,6 @@ stream, so every run here is one the official client accepts as it is."""
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
 from tests.runtime.agui.official_client import AguiClient
+from tests.runtime.agui.wire import post_run
 
 GET_LOCATION = {
     "name": "get_location",
@@ -120,19 +120,8 @@ def test_a_button_press_is_an_a2ui_action_in_forwarded_props(
 
 def test_a_malformed_a2ui_action_is_refused_naming_the_field(server: str) -> None:
     thread, url = uuid.uuid4().hex, f"{server}/agui/mortgage"
-    body = {
-        "threadId": thread,
-        "runId": "r1",
-        "state": {},
-        "messages": [],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {"a2uiAction": {"name": "mortgage.start_over"}},
-    }
-    with httpx.Client(timeout=30) as http:
-        http.post(url, json={**body, "forwardedProps": {}}).raise_for_status()  # the welcome
-        reply = http.post(url, json={**body, "runId": "r2"})
-    events = [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
+    post_run(url, thread)  # the welcome
+    events = post_run(url, thread, forwardedProps={"a2uiAction": {"name": "mortgage.start_over"}})
     assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert events[-1]["code"] == "action_rejected"
     assert "forwardedProps.a2uiAction.surfaceId: Field required" in events[-1]["message"]
@@ -193,6 +182,56 @@ def test_a_lost_card_asks_for_a_yes_as_an_interrupt_and_the_resume_freezes_it(
     assert spoken(frozen).startswith("Done, your card is frozen")
 
 
+def test_the_lost_card_buttons_answer_its_question_as_the_press(
+    server: str, agui_client: AguiClient
+) -> None:
+    # The client sends a press of a button the interrupt lists as the resume payload; a button
+    # drawn for another question still confirms nothing.
+    report = agui_client(
+        scenario(
+            f"{server}/agui/lost_card",
+            {"say": "I've lost my card"},
+            {"click": {"name": "lost_card.confirm", "context": {"step": "replace"}}},
+            {"click": {"name": "lost_card.confirm", "context": {"step": "freeze"}}},
+        )
+    )
+    asked, stale, frozen = report["runs"]
+    (question,) = asked["interrupts"]
+    assert question["metadata"] == {"answeredBy": ["lost_card.confirm", "lost_card.cancel"]}
+    assert spoken(stale).startswith("That button was for an earlier question.")
+    assert stale["outcome"] == "interrupt"  # and the question waits again
+    assert spoken(frozen).startswith("Done, your card is frozen")
+
+
+def test_a_press_the_interrupt_does_not_list_is_refused_and_the_question_still_waits(
+    server: str,
+) -> None:
+    thread, url = uuid.uuid4().hex, f"{server}/agui/lost_card"
+    said = [{"id": "u1", "role": "user", "content": "I've lost my card"}]
+    press = {
+        "name": "lost_card.find_branch",
+        "surfaceId": "lost_card",
+        "sourceComponentId": "branch_button",
+        "timestamp": "2026-11-23T12:00:00Z",
+        "context": {},
+    }
+    (waiting,) = post_run(url, thread, messages=said)[-1]["outcome"]["interrupts"]
+    resume = {"interruptId": waiting["id"], "status": "resolved"}
+    pressed = {**resume, "payload": {"a2uiAction": press}}
+
+    refused = post_run(url, thread, messages=said, resume=[pressed])
+    answered = post_run(url, thread, messages=said, resume=[resume])
+
+    assert [e["type"] for e in refused] == ["RUN_STARTED", "RUN_ERROR"]
+    assert refused[-1]["code"] == "action_rejected"
+    assert (
+        f"lost_card.find_branch does not answer interrupt {waiting['id']}"
+        in (refused[-1]["message"])
+    )
+    spoken_text = "".join(e["delta"] for e in answered if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert spoken_text.startswith("Done, your card is frozen")
+
+
 def test_without_the_tool_the_agent_asks_for_a_town(server: str, agui_client: AguiClient) -> None:
     report = agui_client(
         scenario(f"{server}/agui/lost_card", {"say": "find a branch"}, {"say": "Cardiff"})
@@ -208,7 +247,7 @@ def test_a_tool_result_sent_again_runs_nothing_again(server: str) -> None:
     thread, url = uuid.uuid4().hex, f"{server}/agui/lost_card"
     user = {"id": "u1", "role": "user", "content": "nearest branch please"}
     tools = [{k: v for k, v in GET_LOCATION.items() if k != "result"}]
-    first = post(url, thread, [user], tools)
+    first = post_run(url, thread, messages=[user], tools=tools)
     (call_id,) = [e["toolCallId"] for e in first if e["type"] == "TOOL_CALL_START"]
     history = [
         user,
@@ -217,9 +256,9 @@ def test_a_tool_result_sent_again_runs_nothing_again(server: str) -> None:
              "function": {"name": "get_location", "arguments": "{}"}}]},
         {"id": "t1", "role": "tool", "toolCallId": call_id, "content": '{"lat":51.45,"lon":-2.6}'},
     ]  # fmt: skip
-    answered = post(url, thread, history, tools)
+    answered = post_run(url, thread, messages=history, tools=tools)
     assert [e["name"] for e in answered if e["type"] == "CUSTOM"] == ["voice.say"]
-    replayed = post(url, thread, history, tools)
+    replayed = post_run(url, thread, messages=history, tools=tools)
     assert [e["type"] for e in replayed if e["type"] in ("CUSTOM", "TOOL_CALL_START")] == []
     assert replayed[-1]["type"] == "RUN_FINISHED"
 
@@ -240,13 +279,3 @@ def test_a_bad_run_input_is_refused_with_what_is_wrong(server: str) -> None:
     reply = httpx.post(f"{server}/agui/mortgage", json=bad_thread)
     assert reply.status_code == 422
     assert "threadId must match" in reply.text
-
-
-def post(
-    url: str, thread: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """One run by hand (the events as JSON), for what the official client never sends."""
-    body = {"threadId": thread, "runId": uuid.uuid4().hex, "messages": messages, "tools": tools}
-    reply = httpx.post(url, json=body, timeout=30)
-    reply.raise_for_status()
-    return [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]

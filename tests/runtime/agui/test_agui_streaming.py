@@ -4,7 +4,6 @@ approval (an interrupt outcome, then a resume or a press on its screen), a faili
 
 from __future__ import annotations
 
-import json
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from runtime.server import create_app
 from runtime.serving import serve_in_thread
 from runtime.settings import Settings
 from tests.runtime.agui.official_client import AguiClient
+from tests.runtime.agui.wire import post_run
 
 FIXTURE_PLUGINS = Path(__file__).parents[1] / "plugin_fixtures"
 Serve = Callable[..., AbstractContextManager[str]]
@@ -99,15 +99,6 @@ def test_an_approval_ends_the_run_with_an_interrupt_and_the_resume_answers_it(
     assert answered["outcome"] == "success"
     said = "".join(e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert said == reply
-
-
-def post_run(url: str, thread: str, **fields: Any) -> list[dict[str, Any]]:
-    """One run posted as it is on the wire (no client's own rules): its events."""
-    body = {"threadId": thread, "runId": uuid.uuid4().hex, "state": {}, "messages": []}
-    body |= {"tools": [], "context": [], "forwardedProps": {}, **fields}
-    reply = httpx.post(url, json=body, timeout=30)
-    reply.raise_for_status()
-    return [json.loads(line[5:]) for line in reply.text.splitlines() if line.startswith("data:")]
 
 
 @pytest.mark.parametrize(

@@ -335,7 +335,11 @@ def test_every_screen_is_listed_in_the_capabilities() -> None:
 def test_a_question_waits_in_an_interrupt_and_the_answer_resumes_it(turns: Turns) -> None:
     turns.say("I've lost my card")
     (waiting,) = turns.graph.get_state(turns.config).interrupts
-    assert waiting.value == {"question": "Shall I freeze your card now?", "shown": True}
+    assert waiting.value == {
+        "question": "Shall I freeze your card now?",
+        "shown": True,
+        "answeredBy": ["lost_card.confirm", "lost_card.cancel"],
+    }
     state = turns.graph.invoke(
         Command(resume={waiting.id: True}, update={"outbox": None}), turns.config
     )
@@ -348,3 +352,22 @@ def test_a_question_waits_in_an_interrupt_and_the_answer_resumes_it(turns: Turns
     assert voice(state["outbox"]).startswith("No problem, I'll leave it there.")
     assert state["domain"]["lost_card"]["replacement_requested"] is False
     assert turns.graph.get_state(turns.config).interrupts == ()
+
+
+def test_a_press_of_its_own_button_answers_the_question_as_the_click(turns: Turns) -> None:
+    # The runtime resumes the interrupt with the click itself, so the button's step still counts.
+    turns.say("I've lost my card")
+    (waiting,) = turns.graph.get_state(turns.config).interrupts
+    stale = {"id": "lost_card.confirm", "data": {"step": "replace"}}
+    state = turns.graph.invoke(
+        Command(resume={waiting.id: stale}, update={"outbox": None}), turns.config
+    )
+    assert voice(state["outbox"]).startswith("That button was for an earlier question.")
+    assert state["domain"]["lost_card"]["card_status"] == "active"
+
+    (again,) = turns.graph.get_state(turns.config).interrupts
+    pressed = {"id": "lost_card.confirm", "data": {"step": "freeze"}}
+    state = turns.graph.invoke(
+        Command(resume={again.id: pressed}, update={"outbox": None}), turns.config
+    )
+    assert voice(state["outbox"]).startswith("Done, your card is frozen")

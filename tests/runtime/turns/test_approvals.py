@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from langgraph.graph import StateGraph
 
 from runtime.a2ui.validate import MAX_VOICE_WORDS
+from runtime.actions import ActionRejected
+from runtime.contracts import CommonState
+from runtime.plugin import PluginBase
 from runtime.turns import PendingInterrupt
 from runtime.turns.approvals import (
     Approval,
@@ -17,6 +23,22 @@ from runtime.turns.approvals import (
 )
 from tests.runtime.plugins.turns import check_events
 
+
+class Asker(PluginBase):
+    plugin_id = "asker"
+    title = "Asker"
+    actions = ("confirm", "cancel", "other")
+
+    def build_graph(self) -> StateGraph[Any]:
+        return StateGraph(CommonState)
+
+    def validate_action(self, action_id: str, data: dict[str, Any]) -> str | None:
+        if action_id == "asker.confirm" and "step" not in data:
+            return "asker.confirm needs a step"
+        return super().validate_action(action_id, data)
+
+
+ASKER = Asker()
 PAYEE = PendingInterrupt("i-1", {"question": "Add Alex Smith?", "details": {"Name": "Alex"}})
 LIMIT = PendingInterrupt("i-2", {"question": "New limit?", "options": ["To 500", "Keep it"]})
 
@@ -68,16 +90,16 @@ def test_words_pick_an_option() -> None:
 
 
 def test_clicks_name_their_interrupt() -> None:
-    assert answer_click("asker", [PAYEE], "asker.reject", {"interruptId": "i-1"}) == {"i-1": False}
-    assert answer_click("asker", [LIMIT], "asker.choose", {"interruptId": "i-2", "option": 1}) == {
+    assert answer_click(ASKER, [PAYEE], "asker.reject", {"interruptId": "i-1"}) == {"i-1": False}
+    assert answer_click(ASKER, [LIMIT], "asker.choose", {"interruptId": "i-2", "option": 1}) == {
         "i-2": "Keep it"
     }
-    assert answer_click("asker", [PAYEE], "asker.other", {}) is None
-    assert answer_click("asker", [], "asker.approve", {"interruptId": "i-1"}) is None
+    assert answer_click(ASKER, [PAYEE], "asker.other", {}) is None
+    assert answer_click(ASKER, [], "asker.approve", {"interruptId": "i-1"}) is None
     with pytest.raises(BadAnswer, match="needs the interruptId"):
-        answer_click("asker", [PAYEE], "asker.approve", {})
+        answer_click(ASKER, [PAYEE], "asker.approve", {})
     with pytest.raises(BadAnswer, match="no option 5"):
-        answer_click("asker", [LIMIT], "asker.choose", {"interruptId": "i-2", "option": 5})
+        answer_click(ASKER, [LIMIT], "asker.choose", {"interruptId": "i-2", "option": 5})
 
 
 def test_a_question_the_plugin_shows_itself_adds_nothing_but_is_answered() -> None:
@@ -89,3 +111,18 @@ def test_a_question_the_plugin_shows_itself_adds_nothing_but_is_answered() -> No
     assert [e["payload"]["text"] for e in events if e["type"] == "server.voice.say"] == [
         "Add Alex Smith? Say yes or no."
     ]
+
+
+def test_a_shown_question_is_answered_by_a_press_of_the_buttons_it_lists() -> None:
+    own = PendingInterrupt(
+        "i-3", {"question": "Freeze it?", "shown": True, "answeredBy": ["asker.confirm", 7]}
+    )
+    assert Approval.of(own.value).answered_by == ("asker.confirm",)
+    click = {"id": "asker.confirm", "data": {"step": "freeze"}}
+    assert answer_click(ASKER, [PAYEE, own], "asker.confirm", {"step": "freeze"}) == {"i-3": click}
+    assert answer_click(ASKER, [PAYEE, own], "confirm", {"step": "freeze"}) == {"i-3": click}
+    # a button it does not list is a click as before; a listed one is checked as any click
+    assert answer_click(ASKER, [own], "asker.other", {}) is None
+    assert answer_click(ASKER, [PAYEE], "asker.confirm", {"step": "freeze"}) is None
+    with pytest.raises(ActionRejected, match="needs a step"):
+        answer_click(ASKER, [own], "asker.confirm", {})

@@ -4,8 +4,9 @@
 //   {url, threadId, headers?, forwardedProps?, frontendTools?: [{name, description, parameters,
 //    result}], steps: [{say: "text"} | {resume: {status, payload?}} | {click: {name, context?}}]}
 // Each step is one run (a user message, an answer to every pending interrupt, or a button press:
-// the A2UI action a renderer reports, sent as forwardedProps.a2uiAction; the client refuses a
-// run while an interrupt is pending unless it resumes it). When a run ends
+// the A2UI action a renderer reports, sent as forwardedProps.a2uiAction, or as the resume payload
+// of the interrupts that list it in metadata.answeredBy; the client refuses a run while an
+// interrupt is pending unless it resumes it). When a run ends
 // with frontend tool calls pending, the canned `result` of each tool is added as a tool message
 // and the agent runs again (as CopilotKit does after a frontend tool's handler returns).
 //
@@ -113,7 +114,18 @@ for (const [index, step] of scenario.steps.entries()) {
       timestamp: new Date().toISOString(),
       context: step.click.context ?? {},
     };
-    await runAnsweringTools({ forwardedProps: { a2uiAction } });
+    // A press of a button a pending interrupt lists in metadata.answeredBy answers it (the
+    // client sends no other run while it waits); any other press is forwardedProps.a2uiAction.
+    const answered = agent.pendingInterrupts.filter((i) =>
+      (i.metadata?.answeredBy ?? []).includes(a2uiAction.name),
+    );
+    if (answered.length) {
+      const press = { status: "resolved", payload: { a2uiAction } };
+      const payloads = Object.fromEntries(answered.map((i) => [i.id, press]));
+      await runAnsweringTools({ resume: buildResumeArray(answered, payloads) });
+    } else {
+      await runAnsweringTools({ forwardedProps: { a2uiAction } });
+    }
   } else {
     fail(`step ${index}: expected {say}, {resume} or {click}`);
   }
