@@ -12,10 +12,10 @@ import textwrap
 
 import pytest
 
-pytest.importorskip("langchain_openai")
-pytest.importorskip("langchain_anthropic")
+from tests.installed import unless_installed
+
 #: One child interpreter importing LangChain and two providers.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, unless_installed("langchain_openai", "langchain_anthropic")]
 
 SCRIPT = textwrap.dedent(
     """

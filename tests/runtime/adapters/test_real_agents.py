@@ -29,13 +29,15 @@ from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
 from runtime.offline_models import SCRIPTED_REPLY
 from runtime.serving import free_port
 from tests.generator.plugin_repo import commit_all, git, options, runtime_repo
+from tests.installed import unless_installed
 from tests.runtime.plugins.turns import check_frames
 
-pytest.importorskip("langchain")
-pytest.importorskip("langchain_openai")
-pytest.importorskip("langchain_anthropic")
 #: Imports validate each agent in a process of their own; servers import every agent at start-up.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(900),
+    unless_installed("langchain", "langchain_openai", "langchain_anthropic"),
+]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 TEMPLATES = ("react_context", "factory_runtime", "enrichment_input")

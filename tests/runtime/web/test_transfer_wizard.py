@@ -54,7 +54,7 @@ def _design_with_the_fake(fake_bedrock: Callable[..., Any]) -> None:
     answer = model_answer(inspection, "savings")
     answer["reasoning"] = REASONING
     sonnet = text_answer(json.dumps(answer))
-    sonnet.chunks, sonnet.chunk_delay = 60, 0.1
+    sonnet.chunks, sonnet.chunk_delay = 60, 0.04
     fake_bedrock(haiku=[text_answer("no mapping today")], sonnet=[sonnet])
 
 
