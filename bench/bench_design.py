@@ -12,7 +12,6 @@ import json
 import os
 import re
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -52,9 +51,8 @@ def _inspections() -> dict[str, Inspection]:
 
 def _fake_endpoint_run(inspection: Inspection, plugin_id: str) -> float:
     """Median ms of ``design()`` against a fake endpoint answering valid JSON at once."""
-    sys.path.insert(0, str(REPO / "tests" / "generator" / "design"))
-    from design_helpers import wire  # the tests' builder of model answers
-    from fake_bedrock import FakeBedrock, text_answer
+    from tests.generator.design.design_helpers import wire  # the tests' model answers
+    from tests.generator.design.fake_bedrock import FakeBedrock, text_answer
 
     facts = agent_facts(inspection)
     content = fallback_content(facts, plugin_id=plugin_id, **_fields(facts))

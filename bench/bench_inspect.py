@@ -99,8 +99,8 @@ def main(argv: list[str]) -> None:
     verdict = "under" if tail < GOAL_MS else "OVER"
     print(f"all graphs: mean {mean:.2f} ms, p95 {tail:.2f} ms ({verdict} the {GOAL_MS:g} ms goal)")
     for modules, nodes in ((10, 5), (40, 10)):
-        with tempfile.TemporaryDirectory() as folder:
-            samples = per_graph_ms(large_project(Path(folder), modules, nodes), rounds=5)
+        with tempfile.TemporaryDirectory() as scratch:
+            samples = per_graph_ms(large_project(Path(scratch), modules, nodes), rounds=5)
         print(
             f"synthetic: 1 graph, {modules + 2} modules, {modules * nodes} nodes: "
             f"median {statistics.median(samples):.1f} ms"
