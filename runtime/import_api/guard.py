@@ -4,6 +4,10 @@ An import fetches code and writes into the repository, so the API is not for the
 
 * without ``Settings.admin_token`` only loopback clients are answered; with one, every request
   must present it (``Authorization: Bearer <token>``, or the cookie ``/transfer?token=`` sets);
+  a request that came through a reverse proxy (it carries ``Forwarded``, ``X-Forwarded-For``,
+  ``X-Real-IP`` or ``Via``) is never a loopback client's, whatever address the proxy connects
+  from (uvicorn takes the browser's address from ``X-Forwarded-For`` when the proxy is trusted:
+  ``FORWARDED_ALLOW_IPS``, 127.0.0.1 by default);
 * the ``Host`` header must name this machine (loopback names, the bound host, ``allowed_hosts``),
   so a page whose DNS name was rebound to 127.0.0.1 is refused;
 * a browser's cross-site request is refused (``Origin`` other than the page's own, or
@@ -28,6 +32,9 @@ TOKEN_COOKIE = "a2ui_admin_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 #: What ``Settings.host`` may be without naming a host a client could use.
 ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
+#: Headers a reverse proxy adds: a request with one came through a proxy, so a loopback address
+#: is the proxy's own, not the person's.
+PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip", "via")
 
 
 class ApiError(Exception):
@@ -50,6 +57,8 @@ def is_loopback(host: str | None) -> bool:
 
 
 def client_is_loopback(request: Request) -> bool:
+    if any(name in request.headers for name in PROXY_HEADERS):
+        return False
     return is_loopback(request.client.host if request.client else None)
 
 

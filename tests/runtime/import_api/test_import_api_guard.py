@@ -129,6 +129,57 @@ def test_the_pages_own_origin_is_accepted(server: Server) -> None:
     assert answer.status_code == 404
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        ("Via", "1.1 nginx"),
+        ("X-Real-IP", "127.0.0.1"),
+        ("Forwarded", "for=127.0.0.1;proto=https"),
+        ("X-Forwarded-For", "127.0.0.1"),
+    ],
+)
+def test_a_request_through_a_proxy_is_never_a_loopback_clients(
+    server: Server, header: tuple[str, str]
+) -> None:
+    # A proxy on this machine connects from 127.0.0.1 whoever sent the request.
+    with server() as client:
+        direct = client.get(STATUS)
+        proxied = client.get(STATUS, headers=dict([header]))
+    assert direct.status_code == 404
+    assert proxied.status_code == 403
+    assert proxied.json()["error"].startswith("the import API answers loopback clients only")
+
+
+def test_behind_a_tls_proxy_on_this_machine_the_customers_origin_and_address_count(
+    server: Server,
+) -> None:
+    # What nginx sends for https://wizard.bank.example (docs/deployment.md): uvicorn trusts the
+    # forwarded headers from a proxy on 127.0.0.1, so the page's origin is https and the client
+    # is the browser's address, never the proxy's loopback one.
+    proxied = {
+        "Host": "wizard.bank.example",
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-For": REMOTE[0],
+        "Origin": "https://wizard.bank.example",
+    }
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with server(allowed_hosts=("wizard.bank.example",)) as client:
+        no_token_configured = client.get(STATUS, headers=proxied)
+    with server(allowed_hosts=("wizard.bank.example",), admin_token=TOKEN) as client:
+        own_page = client.get(STATUS, headers={**proxied, **auth})
+        other_site = client.get(
+            STATUS, headers={**proxied, **auth, "Origin": "https://evil.example"}
+        )
+        plain_http = client.get(
+            STATUS, headers={**proxied, **auth, "Origin": "http://wizard.bank.example"}
+        )
+
+    assert no_token_configured.status_code == 403
+    assert no_token_configured.json()["error"].startswith("the import API answers loopback")
+    assert own_page.status_code == 404  # through the guard
+    assert other_site.status_code == plain_http.status_code == 403
+
+
 @pytest.mark.parametrize("url", [SAVINGS_HELPER, "file:///etc", "./examples"])
 def test_local_sources_only_from_loopback(repo: Path, url: str) -> None:
     auth = {"Authorization": f"Bearer {TOKEN}"}
