@@ -62,12 +62,15 @@ def timed(command: list[str], *, cwd: Path) -> tuple[float, float]:
 
 
 def summary(runs: list[tuple[float, float]]) -> str:
-    """Median and range of the wall times, median CPU time: one run varies by tenths here."""
+    """Median and range of the wall times, median CPU time: one run varies by tenths here. The
+    CPU time over the cores is the least wall time the command could take, all of it parallel."""
     walls = sorted(wall for wall, _ in runs)
     cpu = statistics.median(cpu for _, cpu in runs)
+    cores = os.cpu_count() or 1
     return (
         f"median {statistics.median(walls):.2f} s over {len(runs)} runs "
-        f"({walls[0]:.2f}-{walls[-1]:.2f} s; CPU {cpu:.2f} s)"
+        f"({walls[0]:.2f}-{walls[-1]:.2f} s; CPU {cpu:.2f} s, "
+        f"so at least {cpu / cores:.2f} s on {cores} cores)"
     )
 
 
