@@ -12,7 +12,8 @@ already holds everything but what is new. So only the end of ``messages`` counts
 * ``resume`` entries answer the plugin's own interrupts by id; a payload ``{"a2uiAction": ...}``
   is a press of a button the interrupt lists in ``answeredBy`` (``Interrupt.metadata``), which
   answers it with the click (``@ag-ui/client`` starts no run while an interrupt is pending unless
-  the run resumes it, so this is how such a frontend sends the press);
+  the run resumes it, so this is how such a frontend sends the press), and such an interrupt
+  takes no other payload than a yes or a no;
 * an A2UI action in ``forwardedProps`` (``a2uiAction``: a button press as A2UI v0.9 reports it,
   ``{name, surfaceId, sourceComponentId, timestamp, context}``) is a click, as the WebSocket's
   ``client.ui.action`` is: an approval button answers its interrupt, any other button of the
@@ -37,7 +38,7 @@ from runtime.actions import ActionRejected, resolve_action
 from runtime.client_tools import ClientToolAnswer, client_tool_call
 from runtime.contracts import Mode
 from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
-from runtime.turns.approvals import answer_click, pressed
+from runtime.turns.approvals import Approval, answer_click, pressed
 from runtime.turns.events import PendingInterrupt
 
 #: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text"), the device,
@@ -164,8 +165,21 @@ def resumed(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> dict[st
         pending = next((p for p in opening.interrupts if p.id == entry.interrupt_id), None)
         if isinstance(payload, dict) and ACTION_PROP in payload and pending is not None:
             payload = press_answer(engine, pending, payload[ACTION_PROP], index)
+        elif pending is not None and not (payload is None or isinstance(payload, bool)):
+            check_raw_payload(pending, index)
         answers[entry.interrupt_id] = True if payload is None else payload
     return answers
+
+
+def check_raw_payload(pending: PendingInterrupt, index: int) -> None:
+    """A question answered by the plugin's own buttons takes a yes, a no or a press, never a raw
+    value: the graph trusts its answer to be one of those (a press checked as a click)."""
+    buttons = Approval.of(pending.value).answered_by
+    if buttons:
+        raise ActionRejected(
+            f"resume[{index}].payload: interrupt {pending.id} is answered by true, false or "
+            f"{{{ACTION_PROP!r}: a press of {' or '.join(buttons)}}}"
+        )
 
 
 def press_answer(engine: TurnEngine, pending: PendingInterrupt, raw: Any, index: int) -> Any:

@@ -431,8 +431,8 @@ def await_confirmation(state: CommonState) -> dict[str, Any]:
     answer = interrupt(
         {"question": views.QUESTIONS[step].question, "shown": True, ANSWERED_BY: list(ANSWERS)}
     )
-    if isinstance(answer, dict):  # a press of its own button: the click, checked as any click
-        return {"pendingAction": answer}
+    if isinstance(answer, dict) and answer.get("id") in ANSWERS:
+        return {"pendingAction": answer}  # a press of its button: the click, checked as any click
     action: PendingAction = (
         {"id": f"{PLUGIN_ID}.confirm", "data": {"step": step}}
         if answer is True

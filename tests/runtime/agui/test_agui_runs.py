@@ -203,7 +203,7 @@ def test_the_lost_card_buttons_answer_its_question_as_the_press(
     assert spoken(frozen).startswith("Done, your card is frozen")
 
 
-def test_a_press_the_interrupt_does_not_list_is_refused_and_the_question_still_waits(
+def test_a_press_the_interrupt_does_not_list_or_a_raw_value_is_refused_and_it_still_waits(
     server: str,
 ) -> None:
     thread, url = uuid.uuid4().hex, f"{server}/agui/lost_card"
@@ -217,17 +217,23 @@ def test_a_press_the_interrupt_does_not_list_is_refused_and_the_question_still_w
     }
     (waiting,) = post_run(url, thread, messages=said)[-1]["outcome"]["interrupts"]
     resume = {"interruptId": waiting["id"], "status": "resolved"}
-    pressed = {**resume, "payload": {"a2uiAction": press}}
+    # a click made up as the answer would skip the plugin's check of its data
+    made_up = {"id": "lost_card.confirm", "data": {"step": "delete_account"}}
 
-    refused = post_run(url, thread, messages=said, resume=[pressed])
+    unlisted = post_run(
+        url, thread, messages=said, resume=[{**resume, "payload": {"a2uiAction": press}}]
+    )
+    raw = post_run(url, thread, messages=said, resume=[{**resume, "payload": made_up}])
     answered = post_run(url, thread, messages=said, resume=[resume])
 
-    assert [e["type"] for e in refused] == ["RUN_STARTED", "RUN_ERROR"]
-    assert refused[-1]["code"] == "action_rejected"
+    for refused in (unlisted, raw):
+        assert [e["type"] for e in refused] == ["RUN_STARTED", "RUN_ERROR"]
+        assert refused[-1]["code"] == "action_rejected"
     assert (
         f"lost_card.find_branch does not answer interrupt {waiting['id']}"
-        in (refused[-1]["message"])
+        in (unlisted[-1]["message"])
     )
+    assert f"interrupt {waiting['id']} is answered by true, false or" in raw[-1]["message"]
     spoken_text = "".join(e["delta"] for e in answered if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert spoken_text.startswith("Done, your card is frozen")
 
