@@ -4,7 +4,9 @@ Git URLs (``https://``, ``ssh://``, ``git@host:path``, ``file://``) are fetched 
 folder owned by a ``Workspace``: ``git init`` + ``git fetch --depth 1 origin REF`` +
 ``git checkout FETCH_HEAD``, which takes a branch, a tag or a full commit sha alike. Every git
 process runs under a watchdog that kills it when the clone outgrows ``FetchLimits.max_bytes`` or
-the whole fetch outlasts ``FetchLimits.timeout`` (50 MB / 30 s; docs/architecture.md).
+the whole fetch outlasts ``FetchLimits.timeout`` (50 MB / 30 s; docs/architecture.md). The
+commands and their settings come from ``gitops.clone_commands``: the ref must be a branch, tag or
+commit name, never an option, and git may use no transport that runs a command.
 
 A local folder is read in place; with a ``ref`` it must be a git repository, which is then cloned
 at that ref like a URL. Nothing fetched is ever executed: git hooks are disabled and no
@@ -39,8 +41,6 @@ _URL_PREFIXES = ("https://", "http://", "ssh://", "git://", "git+ssh://", "file:
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:(?!//)")
 _ABBREVIATED_SHA = re.compile(r"^[0-9a-f]{4,39}$")
 _UNKNOWN_REF = ("couldn't find remote ref", "not our ref", "no such remote ref", "invalid refspec")
-#: Config for every git call: never run hooks from a template dir, never ask questions.
-_GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false"]
 _POLL_SECONDS = 0.05
 _SIZE_EVERY = 4  # polls between two measurements of the clone folder
 
@@ -115,8 +115,8 @@ def fetch(
         inner = Path(source.path) / folder.relative_to(top)
         return source.model_copy(update={"path": str(inner), "is_remote": False})
     commit = gitops.query(folder, "rev-parse", "HEAD") if toplevel else None
-    status = gitops.query(folder, "status", "--porcelain", "--", ".") if commit else None
-    return Source(url=src, path=str(folder), commit=commit, dirty=bool(status))
+    dirty = gitops.has_changes(folder) if commit else False
+    return Source(url=src, path=str(folder), commit=commit, dirty=dirty)
 
 
 def is_git_url(src: str) -> bool:
@@ -138,15 +138,9 @@ def _clone(url: str, shown: str, ref: str | None, limits: FetchLimits, ws: Works
     shown = redact(shown)
     dest = ws.folder("clone-")
     deadline = time.monotonic() + limits.timeout
-    steps = [
-        ["init", "--quiet"],
-        ["remote", "add", "origin", url],
-        ["fetch", "--quiet", "--depth", "1", "--no-tags", "origin", ref or "HEAD"],
-        ["checkout", "--quiet", "--detach", "FETCH_HEAD"],
-    ]
     try:
-        for step in steps:
-            failure = _watch([*_GIT, "-C", str(dest), *step], dest, deadline, limits, shown)
+        for command in gitops.clone_commands(dest, url, ref):
+            failure = _watch(command, dest, deadline, limits, shown)
             if failure is not None:
                 raise _fetch_error(failure.replace(url, shown), shown, ref)
         _check_size(dest, limits, shown)
@@ -158,17 +152,17 @@ def _clone(url: str, shown: str, ref: str | None, limits: FetchLimits, ws: Works
 
 
 def _watch(
-    cmd: list[str], dest: Path, deadline: float, limits: FetchLimits, shown: str
+    command: gitops.Command, dest: Path, deadline: float, limits: FetchLimits, shown: str
 ) -> str | None:
     """Run one git command under the watchdog; its stderr if it failed, else None."""
     with tempfile.TemporaryFile() as stderr:
         try:
             proc = subprocess.Popen(
-                cmd,
+                command.argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
-                env=_git_env(),
+                env=command.env,
                 start_new_session=True,  # one process group: ssh/upload-pack die with git
             )
         except FileNotFoundError:
@@ -234,9 +228,3 @@ def _size(folder: Path) -> int:
             except OSError:
                 continue
     return total
-
-
-def _git_env() -> dict[str, str]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-    return env

@@ -1,42 +1,61 @@
-"""The few git operations fetch, import and update need, each one ``git`` subprocess.
+"""The git commands fetch, import and update run, each one ``git`` subprocess, all started here.
 
-Paths are given relative to the repository root or absolute. ``git`` raises an
-``AgentImportError`` with git's own last line, so the CLI prints one clear line; ``query`` is for
-read-only questions whose failure is an answer ("not a repository", "no such commit"). Hooks are
-not disabled: a repository's pre-commit hooks check the commit ``--branch`` makes like any other.
+What a user typed (a ref, a branch name, a URL; from the command line, the import API or a
+plugin's recorded answers) reaches git as a name, never as an option: ``check_ref`` and
+``check_branch`` refuse a value that starts with ``-`` or that git's own rules do not take as a
+name, and each value sits after ``--`` or inside an argument that cannot be an option
+(``refs/heads/NAME``, ``--create=NAME``). Every call runs with no prompt, no pager and plain
+English, and may use only the transports a source is fetched over (``GIT_ALLOW_PROTOCOL``, which
+wins over any configuration: ``ext::``, which runs a command, never). A clone of a source nobody
+vetted (``clone_commands``) also runs no hook and no credential helper, and may read ``file://``
+only when the user gave a local source. Hooks of the user's own repository still run: its
+pre-commit hooks check the commit ``--branch`` makes like any other.
+
+``git`` raises an ``AgentImportError`` with git's own last line, so the CLI prints one clear line;
+``query`` is for read-only questions whose failure is an answer ("not a repository", "no such
+commit").
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.errors import AgentImportError
 
-#: Git never stops to ask a question, never pages, and writes plain English. Commits are made as
-#: someone configured or named in the environment, never as a name git guessed from the login and
-#: the host name (``user.useConfigOnly``).
-_ENV = {
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_PAGER": "cat",
-    "LC_ALL": "C",
-    "GIT_CONFIG_COUNT": "1",
-    "GIT_CONFIG_KEY_0": "user.useConfigOnly",
-    "GIT_CONFIG_VALUE_0": "true",
-}
+#: The transports a source is fetched over; ``file`` only for a local source (``clone_commands``).
+NETWORK_PROTOCOLS = ("https", "http", "ssh", "git")
+#: Every call: git never stops to ask a question (an empty ``GIT_ASKPASS`` starts no askpass
+#: program, not even ``SSH_ASKPASS``), never pages, and writes plain English.
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "GIT_PAGER": "cat", "LC_ALL": "C"}
+#: Commits are made as someone configured or named in the environment, never as a name git
+#: guessed from the login and the host name.
+_CONFIG = ("user.useConfigOnly=true",)
+#: A clone of an untrusted source: no hooks (not even an init template's), no credential helper
+#: (one may prompt, and it would lend the user's stored credentials to whatever URL was asked
+#: for), no advice on stderr.
+_CLONE_CONFIG = ("core.hooksPath=/dev/null", "credential.helper=", "advice.detachedHead=false")
+#: ssh never asks for a password or a passphrase either (unless the user chose another command).
+_SSH_COMMAND = "ssh -o BatchMode=yes"
+#: The settings of a filter driver that name a command to run.
+_FILTER_COMMANDS = ("clean", "smudge", "process")
+#: Longest part of a refused value quoted in its error message.
+_SHOWN_CHARS = 40
+
+
+class Command(NamedTuple):
+    """One git process to start: its arguments and its whole environment."""
+
+    argv: list[str]
+    env: dict[str, str]
 
 
 def git(root: Path, *args: str, stdin: str | None = None) -> str:
     """Run ``git -C root ARGS``; its stdout, without trailing whitespace."""
-    done = subprocess.run(
-        ["git", "-C", str(root), *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **_ENV},
-        check=False,
-    )
+    done = _run(_command(root, args), stdin=stdin)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
         raise AgentImportError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
@@ -46,23 +65,72 @@ def git(root: Path, *args: str, stdin: str | None = None) -> str:
 def query(root: Path, *args: str) -> str | None:
     """Stdout of a quick read-only ``git -C root ARGS``, or ``None`` if git failed or hung."""
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **_ENV},
-            stdin=subprocess.DEVNULL,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        done = _run(_command(root, args), timeout=10)
+    except (AgentImportError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def check_ref(ref: str) -> str:
+    """``ref``, if it names a branch, a tag or a commit (a sha is such a name too) by git's rules
+    (``git check-ref-format``) and cannot be read as an option."""
+    if ref.startswith("-") or _check_ref_format(f"refs/heads/{ref}") is None:
+        raise AgentImportError(f"{_shown(ref)} is not a branch, tag or commit name")
+    return ref
+
+
+def check_branch(name: str) -> str:
+    """``name``, if git takes it as a new branch's name (``git check-ref-format --branch``, which
+    refuses ``HEAD`` too) just as typed: ``@{-1}``, which names another branch, is refused."""
+    if name.startswith("-") or _check_ref_format("--branch", name) != name:
+        raise AgentImportError(f"{_shown(name)} is not a valid branch name")
+    return name
+
+
+def clone_commands(dest: Path, url: str, ref: str | None) -> list[Command]:
+    """The commands that fetch ``ref`` (default: the remote's HEAD) of ``url`` shallow into the
+    empty folder ``dest`` and check it out: ``init``, ``remote add``, ``fetch --depth 1`` and
+    ``checkout FETCH_HEAD``, which takes a branch, a tag or a full commit sha alike.
+
+    A ``file://`` URL is a local source the user gave (a folder is cloned as its ``file://`` URL):
+    only then may git use the file transport.
+    """
+    if url.startswith("-"):
+        raise AgentImportError(f"{_shown(url)} is not a git URL")
+    wanted = "HEAD" if ref is None else check_ref(ref)
+    local = url.startswith("file://")
+    protocols = (*NETWORK_PROTOCOLS, "file") if local else NETWORK_PROTOCOLS
+    env = {
+        "GIT_LFS_SKIP_SMUDGE": "1",
+        "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", _SSH_COMMAND),
+    }
+    steps = [
+        ["init", "--quiet"],
+        ["remote", "add", "--", "origin", url],
+        ["fetch", "--quiet", "--depth", "1", "--no-tags", "--", "origin", wanted],
+        ["checkout", "--quiet", "--detach", "FETCH_HEAD"],
+    ]
+    return [
+        _command(dest, step, config=_CLONE_CONFIG, protocols=protocols, env=env) for step in steps
+    ]
+
+
+def has_changes(folder: Path) -> bool:
+    """Whether a local source's working tree under ``folder`` differs from its HEAD, asked
+    without running anything its repository configures: ``git status`` would otherwise start its
+    ``core.fsmonitor`` command, its filter drivers' ``clean``/``process`` commands and its
+    submodules' own, and a folder handed to ``import`` is as untrusted as a URL."""
+    drivers = query(folder, "config", "--name-only", "--get-regexp", r"^filter\.")
+    names = {line.rsplit(".", 1)[0] for line in (drivers or "").splitlines()}
+    unset = [f"{name}.{key}=" for name in sorted(names) for key in _FILTER_COMMANDS]
+    settings = [part for setting in ("core.fsmonitor=false", *unset) for part in ("-c", setting)]
+    status = query(folder, *settings, "status", "--porcelain", "--ignore-submodules=all", "--", ".")
+    return bool(status)
+
+
 def resolve_commit(root: Path, ref: str) -> str | None:
     """The full sha ``ref`` (an abbreviated sha, a branch, ...) names, if it is a commit."""
-    return query(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    return query(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
 
 
 def changed_files(root: Path, folder: Path) -> list[str]:
@@ -122,10 +190,7 @@ def check_branch_commit(root: Path, name: str) -> None:
             "`git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/EMAIL and "
             "GIT_COMMITTER_NAME/EMAIL)"
         )
-    try:
-        git(root, "check-ref-format", "--branch", name)
-    except AgentImportError:
-        raise AgentImportError(f"{name!r} is not a valid branch name") from None
+    check_branch(name)
     if current_branch(root) == name:
         return
     try:
@@ -140,7 +205,56 @@ def commit_on_branch(root: Path, branch: str, folder: Path, message: str) -> str
     unless it is the checked-out branch already; the new commit's sha."""
     check_branch_commit(root, branch)
     if current_branch(root) != branch:
-        git(root, "switch", "--quiet", "--create", branch)
+        git(root, "switch", "--quiet", f"--create={branch}")
     git(root, "add", "--all", "--", str(folder))
     git(root, "commit", "--quiet", "--message", message, "--", str(folder))
     return head(root)
+
+
+def _command(
+    root: Path | None,
+    args: Sequence[str],
+    *,
+    config: Sequence[str] = (),
+    protocols: Sequence[str] = NETWORK_PROTOCOLS,
+    env: Mapping[str, str] | None = None,
+) -> Command:
+    """``git [-C root] ARGS`` with the settings every call has, plus ``config`` and ``env``."""
+    settings = [part for setting in (*_CONFIG, *config) for part in ("-c", setting)]
+    where = ["-C", str(root)] if root is not None else []
+    allowed = {"GIT_ALLOW_PROTOCOL": ":".join(protocols)}
+    return Command(
+        ["git", *settings, *where, *args], {**os.environ, **_ENV, **allowed, **(env or {})}
+    )
+
+
+def _run(
+    command: Command, *, stdin: str | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            command.argv,
+            input=stdin or "",
+            capture_output=True,
+            text=True,
+            env=command.env,
+            timeout=timeout,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise AgentImportError("git is not installed") from None
+
+
+def _check_ref_format(*args: str) -> str | None:
+    """What ``git check-ref-format ARGS`` prints (nothing for a plain name), None if it refuses
+    (or could not be asked: no argument of a process holds a NUL)."""
+    if any("\0" in arg for arg in args):
+        return None
+    done = _run(_command(None, ["check-ref-format", *args]))
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _shown(value: str) -> str:
+    """``value`` fit for a one-line message: escaped, and cut if long."""
+    cut = value[:_SHOWN_CHARS]
+    return repr(cut) + ("..." if len(value) > len(cut) else "")

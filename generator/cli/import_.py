@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator.cli.options import add_design, add_source, design_options, fetch_limits
+from generator.cli.options import add_design, add_source, branch_name, design_options, fetch_limits
 
 if TYPE_CHECKING:
     from generator.pipeline.importer import ImportResult
@@ -36,7 +36,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--dry-run", action="store_true", help="write nothing; list the files")
     parser.add_argument("--force", action="store_true", help="replace an existing plugin folder")
     parser.add_argument(
-        "--branch", metavar="NAME", help="commit the plugin on this new branch, ready for a PR"
+        "--branch",
+        type=branch_name,
+        metavar="NAME",
+        help="commit the plugin on this new branch, ready for a PR",
     )
     add_design(parser)
     parser.add_argument(

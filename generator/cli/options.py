@@ -7,9 +7,11 @@ Heavy modules (the designer, boto3) are imported inside the functions that need 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from generator import gitops
 from generator.errors import AgentImportError
 from generator.fetch import MB, FetchLimits
 
@@ -22,7 +24,7 @@ _LIMITS = FetchLimits()
 def add_source(parser: argparse.ArgumentParser, *, src_help: str) -> None:
     """SRC and the options that pick what to read from it: --ref, --config, --graph, limits."""
     parser.add_argument("src", metavar="SRC", help=src_help)
-    parser.add_argument("--ref", help="git branch, tag or full commit sha of SRC")
+    parser.add_argument("--ref", type=ref_name, help="git branch, tag or full commit sha of SRC")
     parser.add_argument("--config", metavar="PATH", help="langgraph.json to use, if several")
     parser.add_argument("--graph", metavar="ID", help="graph id in langgraph.json, if several")
     add_fetch_limits(parser)
@@ -44,6 +46,16 @@ def add_fetch_limits(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="fetch time limit (default: %(default)g)",
     )
+
+
+def ref_name(text: str) -> str:
+    """The ``type`` of --ref: a branch, tag or commit name, never an option (a usage error)."""
+    return _usage_error(gitops.check_ref, text)
+
+
+def branch_name(text: str) -> str:
+    """The ``type`` of --branch: a name git takes for a new branch, never an option."""
+    return _usage_error(gitops.check_branch, text)
 
 
 def fetch_limits(args: argparse.Namespace) -> FetchLimits:
@@ -108,6 +120,14 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, not {text}")
     return value
+
+
+def _usage_error(check: Callable[[str], str], text: str) -> str:
+    """``check(text)``, its refusal reported by argparse: one line, exit status 2."""
+    try:
+        return check(text)
+    except AgentImportError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _read(path: Path) -> str:

@@ -19,7 +19,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator.cli.options import add_design, add_fetch_limits, design_options, fetch_limits
+from generator.cli.options import (
+    add_design,
+    add_fetch_limits,
+    branch_name,
+    design_options,
+    fetch_limits,
+    ref_name,
+)
 
 if TYPE_CHECKING:
     from generator.pipeline.update import UpdateResult
@@ -35,14 +42,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("plugin_id", nargs="?", metavar="ID", help="the plugin to update")
     which.add_argument("--all", action="store_true", help="every imported plugin, one at a time")
-    parser.add_argument("--ref", help="git branch, tag or commit of the agent (default: recorded)")
+    parser.add_argument(
+        "--ref", type=ref_name, help="git branch, tag or commit of the agent (default: recorded)"
+    )
     parser.add_argument(
         "--template-only",
         action="store_true",
         help="re-render with the current template; do not fetch the agent again",
     )
     parser.add_argument(
-        "--branch", metavar="NAME", help="commit the update on this new branch, ready for a PR"
+        "--branch",
+        type=branch_name,
+        metavar="NAME",
+        help="commit the update on this new branch, ready for a PR",
     )
     add_design(parser)
     add_fetch_limits(parser)

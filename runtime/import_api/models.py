@@ -3,21 +3,27 @@
 ``ImportResponse`` is the one-shot answer of ``POST /api/import-agent`` (the specification's body
 plus ``job_id``); ``JobStatus`` is what ``GET /api/import-agent/status/{job_id}`` shows while a job
 runs and after. The wizard's extra calls (inspect, validate a screen) have their own small models.
+
+Strings that reach paths, git's arguments and error messages are capped here (``Location``,
+``Name``); designs and screens are bounded by the body's own cap (``body.py``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from generator import gitops
 from generator.design import Design
+from generator.errors import AgentImportError
 from generator.models import Inspection, Source
 from generator.pipeline.steps import Step
 from generator.validate.environment import DependencyReport
 from generator.validate.plugin import Report
 from runtime.a2ui import ValidationIssue
 from runtime.ids import PLUGIN_ID_PATTERN
+from runtime.import_api.guard import CONTROL_CHARACTERS
 from runtime.layout import Strategy
 
 #: The wizard's states (``data-step`` on its root element); a job goes through most of them.
@@ -29,6 +35,37 @@ PluginId = Annotated[
     str, Field(pattern=PLUGIN_ID_PATTERN.pattern, description="The plugin's folder name.")
 ]
 
+#: The longest ``url`` (a git URL or a local folder) and ``config`` (a path in the source).
+MAX_LOCATION_CHARS = 2048
+#: The longest ``graph_id`` (a key of ``langgraph.json``'s ``graphs``).
+MAX_NAME_CHARS = 200
+
+
+def _no_control_characters(value: str) -> str:
+    """These strings reach paths, git's arguments and one-line error messages as they are."""
+    if CONTROL_CHARACTERS.search(value):
+        raise ValueError("control characters (newlines, tabs...) are not allowed")
+    return value
+
+
+Location = Annotated[
+    str, Field(min_length=1, max_length=MAX_LOCATION_CHARS), AfterValidator(_no_control_characters)
+]
+Name = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_no_control_characters)
+]
+
+
+def _git_ref(ref: str) -> str:
+    """A branch, tag or commit name by git's rules, never an option such as ``--upload-pack``."""
+    try:
+        return gitops.check_ref(ref)
+    except AgentImportError as exc:
+        raise ValueError(str(exc)) from None
+
+
+GitRef = Annotated[str, Field(max_length=256), AfterValidator(_git_ref)]
+
 
 class Boundary(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -37,9 +74,9 @@ class Boundary(BaseModel):
 class SourceRequest(Boundary):
     """Where the agent is: a git URL (or, from loopback only, a local folder or ``file://``)."""
 
-    url: str = Field(min_length=1, max_length=2048)
-    ref: str | None = Field(default=None, max_length=256, description="Branch, tag or commit.")
-    config: str | None = Field(default=None, description="langgraph.json to use, if several.")
+    url: Location
+    ref: GitRef | None = Field(default=None, description="Branch, tag or commit.")
+    config: Location | None = Field(default=None, description="langgraph.json to use, if several.")
 
 
 class ImportRequest(SourceRequest):
@@ -47,7 +84,7 @@ class ImportRequest(SourceRequest):
 
     plugin_id: PluginId
     strategy: Strategy | None = Field(default=None, description="None: the inspector's choice.")
-    graph_id: str | None = None
+    graph_id: Name | None = None
     dry_run: bool = False
     force: bool = Field(default=False, description="Replace an existing plugin of that id.")
     approve_deps: bool = Field(

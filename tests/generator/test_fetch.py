@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,23 @@ def test_abbreviated_sha_asks_for_the_full_one(repo: GitRepo) -> None:
         fetch(repo.url, workspace=ws, ref=short)
 
 
+@pytest.mark.parametrize("local", [False, True], ids=["file-url", "folder"])
+def test_an_option_given_as_ref_never_reaches_git(
+    repo: GitRepo, tmp_path: Path, local: bool
+) -> None:
+    marker = tmp_path / "pwned"
+    src = str(repo.path) if local else repo.url
+    attack = f"--upload-pack=touch {marker};git-upload-pack"
+    with Workspace() as ws, pytest.raises(AgentImportError, match="not a branch, tag or commit"):
+        fetch(src, workspace=ws, ref=attack)
+    assert not marker.exists()
+
+
+def test_a_url_shaped_like_an_option_is_refused(tmp_path: Path) -> None:
+    with Workspace() as ws, pytest.raises(AgentImportError, match="'-t@host:x' is not a git URL"):
+        fetch("-t@host:x", workspace=ws)
+
+
 def test_unreachable_url(tmp_path: Path) -> None:
     url = (tmp_path / "nowhere").as_uri()
     with Workspace() as ws, pytest.raises(AgentImportError, match=f"cannot fetch {url}"):
@@ -102,6 +121,48 @@ def test_slow_clone_is_killed_at_the_time_limit(
         fetch(repo.url, workspace=ws, limits=FetchLimits(timeout=0.5))
 
 
+class _AskForCredentials(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="private"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def private_url() -> Iterator[str]:
+    """A git server on 127.0.0.1 that asks every request for a user name and a password."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AskForCredentials)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/agent.git"
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+def test_a_clone_asks_nobody_for_credentials(
+    private_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No credential helper and no askpass program runs: either could prompt, and a helper
+    would hand the user's stored credentials to whatever URL an import request named."""
+    helper_ran, askpass_ran = tmp_path / "helper-ran", tmp_path / "askpass-ran"
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[credential]\n\thelper = !touch {helper_ran}\n")
+    askpass = tmp_path / "askpass.sh"
+    askpass.write_text(f"#!/bin/sh\ntouch {askpass_ran}\necho secret\n")
+    askpass.chmod(0o755)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_ASKPASS", str(askpass))
+    monkeypatch.setenv("SSH_ASKPASS", str(askpass))
+    with Workspace() as ws, pytest.raises(AgentImportError, match="terminal prompts disabled"):
+        fetch(private_url, workspace=ws)
+    assert not helper_ran.exists() and not askpass_ran.exists()
+
+
 def test_workspace_removes_clones_on_exit(repo: GitRepo) -> None:
     with Workspace() as ws:
         path = Path(fetch(repo.url, workspace=ws).path)
@@ -123,6 +184,26 @@ def test_local_git_folder_records_head_and_dirtiness(repo: GitRepo) -> None:
         (repo.path / "agent.py").write_text("VERSION = 3\n")
         dirty = fetch(str(repo.path), workspace=ws)
     assert clean.commit == dirty.commit == repo.git("rev-parse", "HEAD")
+    assert (clean.dirty, dirty.dirty) == (False, True)
+
+
+def test_a_local_folder_never_runs_a_command_its_repository_configures(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """A folder handed to ``import`` (say, unpacked from an archive with its ``.git``) is as
+    untrusted as a URL: its fsmonitor hook and filter drivers never run, yet a changed file
+    still makes it dirty."""
+    ran = tmp_path / "ran"
+    repo.commit({".gitattributes": "*.py filter=evil\n"}, "attributes")
+    repo.git("config", "core.fsmonitor", f"touch {ran}-fsmonitor; false")
+    for key in ("clean", "smudge", "process"):
+        repo.git("config", f"filter.evil.{key}", f"touch {ran}-{key}; cat")
+    os.utime(repo.path / "agent.py", (0, 0))  # stat-dirty: git status would run the filter
+    with Workspace() as ws:
+        clean = fetch(str(repo.path), workspace=ws)
+        (repo.path / "agent.py").write_text("VERSION = 3\n")
+        dirty = fetch(str(repo.path), workspace=ws)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ran")) == []
     assert (clean.dirty, dirty.dirty) == (False, True)
 
 

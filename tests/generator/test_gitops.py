@@ -1,0 +1,132 @@
+"""gitops: what a user typed reaches git as a name, never as an option, and no git process runs a
+command that a URL or a configuration asks for."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator import gitops
+from generator.errors import AgentImportError
+
+GitRepo = Any  # the conftest's GitRepo: a real repository driven through the git CLI
+
+#: Option-shaped and malformed refs: none is a branch, tag or commit name.
+BAD_REFS = [
+    "-x",
+    "--upload-pack=touch pwned;git-upload-pack",
+    "--output=/tmp/x",
+    "a..b",
+    "a b",
+    "x@{1}",
+    "@{-1}",
+    "foo.lock",
+    "~1",
+    "^",
+    "a:b",
+    "a?b",
+    "a*b",
+    "a[b",
+    "a\\b",
+    "feature/",
+    "/feature",
+    ".hidden",
+    "",
+    "a\nb",
+    "a\tb",
+    "a\x00b",
+    "a\x1bb",
+    "a\x7fb",
+]
+GOOD_REFS = ["main", "v1.2.3", "feature/x", "HEAD", "a" * 40, "3f2a9c1"]
+
+
+@pytest.mark.parametrize("ref", BAD_REFS)
+def test_option_shaped_and_malformed_refs_are_refused(ref: str) -> None:
+    with pytest.raises(AgentImportError, match="is not a branch, tag or commit name") as refused:
+        gitops.check_ref(ref)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("ref", GOOD_REFS)
+def test_branch_tag_and_commit_names_are_taken_as_they_are(ref: str) -> None:
+    assert gitops.check_ref(ref) == ref
+
+
+def test_a_refused_value_is_quoted_short_and_escaped() -> None:
+    with pytest.raises(AgentImportError) as refused:
+        gitops.check_ref("--upload-pack=" + "x" * 200 + "\x1b[2J")
+    assert str(refused.value) == (
+        "'--upload-pack=xxxxxxxxxxxxxxxxxxxxxxxxxx'... is not a branch, tag or commit name"
+    )
+
+
+@pytest.mark.parametrize("name", ["-evil", "--force", "HEAD", "a..b", "x@{1}", "a b", "a\x00b"])
+def test_branch_names_git_would_not_take_are_refused(name: str) -> None:
+    with pytest.raises(AgentImportError, match="is not a valid branch name"):
+        gitops.check_branch(name)
+
+
+@pytest.mark.parametrize("name", ["agent-import/update-counter", "feature/x", "v2"])
+def test_branch_names_are_taken_as_they_are(name: str) -> None:
+    assert gitops.check_branch(name) == name
+
+
+def test_a_branch_named_after_the_previous_one_is_refused(
+    git_repo: Callable[[str], GitRepo],
+) -> None:
+    """``@{-1}`` passes ``git check-ref-format --branch``, which reads it as the branch checked
+    out before: the commit would land on a branch nobody named."""
+    repo = git_repo("repo")
+    repo.commit({"a.txt": "a\n"})
+    repo.git("switch", "--quiet", "--create", "feature")
+    repo.git("switch", "--quiet", "main")
+    with pytest.raises(AgentImportError, match=r"'@\{-1\}' is not a valid branch name"):
+        gitops.check_branch_commit(repo.path, "@{-1}")
+
+
+def test_a_url_shaped_like_an_option_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(AgentImportError, match="'--upload-pack@host:x' is not a git URL"):
+        gitops.clone_commands(tmp_path, "--upload-pack@host:x", None)
+
+
+def test_the_file_transport_only_for_a_local_source(tmp_path: Path) -> None:
+    def allowed(url: str) -> set[str]:
+        commands = gitops.clone_commands(tmp_path, url, "main")
+        return {part for c in commands for part in c.env["GIT_ALLOW_PROTOCOL"].split(":")}
+
+    assert allowed("https://example.invalid/agent.git") == {"https", "http", "ssh", "git"}
+    assert allowed("git@example.invalid:org/agent.git") == {"https", "http", "ssh", "git"}
+    assert allowed((tmp_path / "agent").as_uri()) == {"https", "http", "ssh", "git", "file"}
+
+
+def run_until_failure(commands: list[gitops.Command]) -> subprocess.CompletedProcess[str]:
+    """Run the clone's commands as fetch does, one after the other; the first that failed."""
+    for command in commands:
+        done = subprocess.run(
+            command.argv, env=command.env, capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            return done
+    raise AssertionError("every command succeeded")
+
+
+def test_ext_urls_never_run_a_command_whatever_the_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ext::`` runs a shell command; a user's configuration allowing it changes nothing."""
+    config = tmp_path / "gitconfig"
+    config.write_text('[protocol]\n\tallow = always\n[protocol "ext"]\n\tallow = always\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    marker = tmp_path / "pwned"
+    dest = tmp_path / "clone"
+    dest.mkdir()
+
+    failed = run_until_failure(gitops.clone_commands(dest, f"ext::sh -c touch% {marker}", None))
+
+    assert "transport 'ext' not allowed" in failed.stderr
+    assert not marker.exists()
