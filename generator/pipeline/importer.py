@@ -193,12 +193,12 @@ def import_agent(
         if not options.dry_run:
             with step("write") as note:
                 note.append(str(s.commit()))
-    commit = None
-    if options.branch is not None:
-        with step("commit") as note:
-            message = import_message(answers)
-            commit = gitops.commit_on_branch(root, options.branch, s.target, message)
-            note.append(f"{commit[:12]} on {options.branch}")
+        commit = None
+        if options.branch is not None:  # still under the claim: no other import's folder
+            with step("commit") as note:
+                message = import_message(answers)
+                commit = gitops.commit_on_branch(root, options.branch, s.target, message)
+                note.append(f"{commit[:12]} on {options.branch}")
     return result(commit)
 
 

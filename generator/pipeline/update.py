@@ -40,6 +40,7 @@ from generator.pipeline.changes import Changes, shape_changes, short, source_lab
 from generator.pipeline.importer import check_strategy, design_screens
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
+from generator.render.claim import Claim
 from generator.render.screen_files import (
     SCREEN_FILES,
     ScreenFile,
@@ -115,10 +116,18 @@ def update_plugin(
 
     A failure before Copier runs leaves the folder untouched; one while it writes restores the
     folder from git. Conflicts and a failed validation are results, not errors: the working tree
-    shows them to the reviewer, and nothing is committed.
+    shows them to the reviewer, and nothing is committed. The plugin id's claim is held
+    throughout: an import or update of the same plugin elsewhere is refused meanwhile.
     """
     root = root.resolve()
     folder = plugin_folder(root, options.plugin_id)
+    with Claim(root / PLUGINS_FOLDER, options.plugin_id):
+        return _update(options, root, folder, progress)
+
+
+def _update(
+    options: UpdateOptions, root: Path, folder: Path, progress: Progress | None
+) -> UpdateResult:
     if options.branch is not None:
         gitops.check_branch_commit(root, options.branch)
     if changed := gitops.changed_files(root, folder):

@@ -5,6 +5,12 @@ is a ``rename``; hidden, so the runtime's discovery skips it), or a system tempo
 dry run, which must not touch the repository at all. Whatever happens before ``commit``, the
 plugins folder is left as it was: the staging folder is always removed, and an existing plugin
 (replaced only with ``force``) is restored if the swap fails half-way.
+
+A write first claims the plugin id (``claim.py``) and holds the claim until the staging folder is
+gone, so of two imports of one id only one gets past the check that the folder is free. The
+check runs again under the claim just before the move: a plain ``rename`` would replace an empty
+folder made meanwhile (by hand, say). A dry run writes nothing into the repository and takes no
+claim.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from generator.errors import AgentImportError
+from generator.render.claim import Claim
 
 STAGING_PREFIX = ".agent-import-staging-"
 
@@ -26,20 +33,26 @@ class Staging:
     def __init__(
         self, plugins_dir: Path, plugin_id: str, *, force: bool = False, dry_run: bool = False
     ) -> None:
-        self.target = plugins_dir / plugin_id
-        if self.target.exists() and not force:
-            raise AgentImportError(
-                f"{self.target} already exists; use --force to replace it "
-                "(the old folder is kept if anything fails)"
-            )
         if not plugins_dir.is_dir():
             raise AgentImportError(f"plugins folder {plugins_dir} does not exist")
-        parent = None if dry_run else plugins_dir
-        self._scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX + plugin_id + "-", dir=parent))
+        self.target = plugins_dir / plugin_id
+        self._force = force
+        self._claim = None if dry_run else Claim(plugins_dir, plugin_id)
+        try:
+            self._check_free()
+            parent = None if dry_run else plugins_dir
+            self._scratch = Path(
+                tempfile.mkdtemp(prefix=STAGING_PREFIX + plugin_id + "-", dir=parent)
+            )
+        except BaseException:
+            self._release()
+            raise
         self.folder = self._scratch / plugin_id
 
     def commit(self) -> Path:
-        """Move the staged plugin into place, replacing an existing one; return its folder."""
+        """Move the staged plugin into place (replacing an existing one only with ``force``);
+        return its folder."""
+        self._check_free()
         backup = self._scratch / f"{self.target.name}.previous"
         replacing = self.target.exists()
         if replacing:
@@ -53,8 +66,20 @@ class Staging:
         return self.target
 
     def close(self) -> None:
-        """Remove the staging folder (and a replaced plugin's old copy)."""
+        """Remove the staging folder (and a replaced plugin's old copy), then give up the claim."""
         shutil.rmtree(self._scratch, ignore_errors=True)
+        self._release()
+
+    def _check_free(self) -> None:
+        if self.target.exists() and not self._force:
+            raise AgentImportError(
+                f"{self.target} already exists; use --force to replace it "
+                "(the old folder is kept if anything fails)"
+            )
+
+    def _release(self) -> None:
+        if self._claim is not None:
+            self._claim.release()
 
     def __enter__(self) -> Staging:
         return self

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportResult, ValidationFailed
 from generator.pipeline.steps import Step
-from runtime.import_api.guard import ApiError
+from generator.render.claim import ClaimHeld
+from runtime.import_api.guard import ApiError, one_line
 from runtime.import_api.models import JobStatus, State
 
 logger = logging.getLogger(__name__)
@@ -154,9 +155,11 @@ def _run(job: Job, work: Work, finish: Finish) -> None:
         finish(job, result)
     except ValidationFailed as exc:
         preview = details(exc.preview) if exc.preview is not None else {"report": exc.report}
-        job.finish(error=str(exc), error_status=422, **preview)
+        job.finish(error=one_line(str(exc)), error_status=422, **preview)
+    except ClaimHeld as exc:  # another process (a command line, another worker) is at it
+        job.finish(error=one_line(str(exc)), error_status=409)
     except AgentImportError as exc:
-        job.finish(error=str(exc), error_status=400)
+        job.finish(error=one_line(str(exc)), error_status=400)
     except ApiError as exc:
         job.finish(error=exc.message, error_status=exc.status)
     except Exception as exc:

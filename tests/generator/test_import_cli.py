@@ -2,14 +2,36 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from plugin_repo import agent_repo, echo_agent, runtime_repo, tree
+from plugin_repo import ROOT, agent_repo, echo_agent, runtime_repo, tree
 
+from generator.checks.contract import check
 from generator.cli import main
+from generator.design import DesignOptions, design
+from generator.inspect import inspect_source
+from generator.models import Source
 from runtime.layout import PLUGINS_FOLDER
+
+SAVINGS_HELPER = ROOT / "examples" / "savings_helper"
+IMPORT_SAVINGS = [
+    *(sys.executable, "-m", "generator.cli", "import", str(SAVINGS_HELPER)),
+    *("--plugin-id", "savings", "--json"),
+]
+ALREADY_EXISTS = (
+    "already exists; use --force to replace it (the old folder is kept if anything fails)"
+)
+CLAIMED = "plugin 'savings' is being imported or updated by another process (pid "
 
 
 @pytest.fixture
@@ -94,3 +116,126 @@ def test_a_failed_validation_prints_the_report_then_the_error(
     assert "validate broken: FAILED" in err and "KeyError" in err
     assert err.strip().splitlines()[-1].endswith("nothing was written")
     assert not (repo / PLUGINS_FOLDER / "broken").exists()
+
+
+@pytest.fixture(scope="module")
+def savings_design() -> str:
+    """The offline design of examples/savings_helper as ``savings``, for ``--design-file``."""
+    source = Source(url=str(SAVINGS_HELPER), path=str(SAVINGS_HELPER))
+    offline = DesignOptions(offline=True, use_cache=False)
+    return design(inspect_source(source), plugin_id="savings", options=offline).model_dump_json()
+
+
+def start_import(repo: Path, *flags: str, design_file: Path | None = None) -> subprocess.Popen[str]:
+    """``agent-import import`` of examples/savings_helper as ``savings`` in ``repo``, in a process
+    of its own: offline, or with the design read from ``design_file``."""
+    design = ["--design-file", str(design_file)] if design_file else ["--offline"]
+    return subprocess.Popen(
+        [*IMPORT_SAVINGS, *design, *flags],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@contextmanager
+def held_at_design(
+    tmp_path: Path, repo: Path, savings_design: str, *flags: str
+) -> Iterator[subprocess.Popen[str]]:
+    """An import holding the claim: waiting at its design step to read the design from a pipe,
+    which gets it when the block ends."""
+    pipe = tmp_path / "design.pipe"
+    os.mkfifo(pipe)
+    process = start_import(repo, *flags, design_file=pipe)
+    while True:  # opening a pipe's write end without blocking works once it is being read
+        try:
+            fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            assert exc.errno == errno.ENXIO and process.poll() is None, process.communicate()
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    try:
+        yield process
+    finally:
+        with open(fd, "w") as writer:
+            writer.write(savings_design)
+
+
+def finish(*processes: subprocess.Popen[str]) -> list[subprocess.CompletedProcess[str]]:
+    done = []
+    for process in processes:
+        out, err = process.communicate(timeout=300)
+        done.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+    return done
+
+
+def error_line(done: subprocess.CompletedProcess[str]) -> str:
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("agent-import: error: "), done.stderr
+    return last
+
+
+def assert_written_whole(repo: Path, winner: subprocess.CompletedProcess[str]) -> None:
+    """The plugins folder holds the winner's plugin, every file of it, and nothing else."""
+    plugins = repo / PLUGINS_FOLDER
+    assert sorted(os.listdir(plugins)) == ["README.md", "savings"]  # no claim, no staging folder
+    assert set(tree(plugins / "savings")) == set(json.loads(winner.stdout)["files"])
+    assert check(plugins / "savings") == []
+
+
+def test_an_import_is_refused_while_another_one_holds_the_plugin_id(
+    tmp_path: Path, savings_design: str
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    plugins = repo / PLUGINS_FOLDER
+
+    with held_at_design(tmp_path, repo, savings_design) as first:
+        before = sorted(os.listdir(plugins))
+        (refused,) = finish(start_import(repo))
+        assert sorted(os.listdir(plugins)) == before  # nothing of the refused import
+
+    assert error_line(refused) == (
+        f"agent-import: error: {CLAIMED}{first.pid} on {socket.gethostname()}); "
+        "wait for it to finish, then try again"
+    )
+    (winner,) = finish(first)
+    assert winner.returncode == 0, winner.stderr
+    (late,) = finish(start_import(repo))
+    assert error_line(late).endswith(ALREADY_EXISTS)
+    assert_written_whole(repo, winner)
+
+
+def test_forced_imports_of_one_plugin_id_replace_it_one_at_a_time(
+    tmp_path: Path, savings_design: str
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    (first,) = finish(start_import(repo))
+    assert first.returncode == 0, first.stderr
+    plugin = repo / PLUGINS_FOLDER / "savings"
+    before = tree(plugin)
+
+    with held_at_design(tmp_path, repo, savings_design, "--force") as second:
+        (refused,) = finish(start_import(repo, "--force"))
+        assert tree(plugin) == before
+
+    assert f"{CLAIMED}{second.pid} " in error_line(refused)
+    (replaced,) = finish(second)
+    assert replaced.returncode == 0, replaced.stderr
+    assert tree(plugin) != before
+    assert_written_whole(repo, replaced)
+
+
+@pytest.mark.parametrize("race", range(3))
+def test_two_imports_of_one_plugin_id_at_once_make_one_plugin(tmp_path: Path, race: int) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+
+    results = finish(start_import(repo), start_import(repo))
+
+    assert sorted(done.returncode for done in results) == [0, 1], [d.stderr for d in results]
+    winner, loser = sorted(results, key=lambda done: done.returncode)
+    refusal = error_line(loser)
+    assert CLAIMED in refusal or refusal.endswith(ALREADY_EXISTS)
+    assert_written_whole(repo, winner)

@@ -25,6 +25,8 @@ from plugin_repo import (
 from generator.errors import AgentImportError
 from generator.pipeline import importer
 from generator.pipeline.importer import ImportResult, ValidationFailed, import_agent
+from generator.pipeline.steps import Step
+from generator.render.claim import Claim, ClaimHeld
 from runtime.a2ui import validate_message
 from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
@@ -313,6 +315,24 @@ def test_progress_reports_every_step_with_its_time(repo: Path, tmp_path: Path) -
 
     assert seen == ["fetch", "inspect", "design", "render", "dependencies", "validate"]
     assert all(step.summary for step in result.steps)
+
+
+def test_an_import_holds_the_plugin_id_until_its_commit_is_made(repo: Path, tmp_path: Path) -> None:
+    agent = agent_repo(tmp_path / "echo", echo_agent("echo_claimed"))
+    claimed: list[str] = []
+
+    def progress(step: Step) -> None:  # an update of the same plugin, after every step
+        try:
+            Claim(repo / PLUGINS_FOLDER, "claimed").release()
+        except ClaimHeld:
+            claimed.append(step.name)
+
+    result = import_agent(
+        options(agent, "claimed", branch="add-claimed"), root=repo, progress=progress
+    )
+
+    assert claimed == [step.name for step in result.steps] and claimed[-1] == "commit"
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def test_the_design_and_its_reasoning_are_reported(repo: Path, tmp_path: Path) -> None:

@@ -19,6 +19,10 @@ from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
 from generator.inspect import inspect_source
 from generator.models import Source
+from generator.pipeline.steps import Step
+from generator.pipeline.update import UpdateOptions, update_plugin
+from generator.render.claim import Claim, ClaimHeld
+from generator.render.staging import Staging
 from generator.render.template_repo import replayed_from
 from runtime.layout import PLUGINS_FOLDER
 
@@ -171,6 +175,34 @@ def test_branch_makes_one_commit_with_the_summary(setup: ImportedPlugin) -> None
     assert lines[0] == f"Update plugin {PLUGIN}: upstream {before_commit(setup)}..{commit[:12]}"
     assert "State fields added: vowels" in lines and "Nodes added: vowels" in lines
     assert "Hand edits merged in screens: result" in lines
+
+
+def test_the_plugin_is_claimed_from_the_first_step_to_the_commit(setup: ImportedPlugin) -> None:
+    setup.change_upstream(VOWELS)
+    plugins = setup.repo / PLUGINS_FOLDER
+    claimed: list[str] = []
+
+    def progress(step: Step) -> None:  # a forced import of the same plugin, after every step
+        try:
+            Staging(plugins, PLUGIN, force=True).close()
+        except ClaimHeld:
+            claimed.append(step.name)
+
+    options = UpdateOptions(plugin_id=PLUGIN, branch="update/counter", design_options=OFFLINE)
+    result = update_plugin(options, root=setup.repo, progress=progress)
+
+    assert result.status == "updated"
+    assert claimed == [step.name for step in result.steps] and claimed[-1] == "commit"
+    assert not list(plugins.glob(".*"))  # the claim is gone with the update
+
+
+def test_an_update_is_refused_while_the_plugin_is_claimed(setup: ImportedPlugin) -> None:
+    before = worktree(setup.repo)
+
+    with Claim(setup.repo / PLUGINS_FOLDER, PLUGIN), pytest.raises(ClaimHeld):
+        setup.update()
+
+    assert worktree(setup.repo) == before
 
 
 def before_commit(setup: ImportedPlugin) -> str:
