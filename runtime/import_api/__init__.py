@@ -2,7 +2,8 @@
 
 ``install(app, settings)`` adds the endpoints (``routes.py``), the wizard's page (``page.py``;
 its script is built from ``frontend/src/pages/transfer.js``), the in-memory job store
-(``jobs.py``) and the JSON error answers; every request passes the checks of ``guard.py``.
+(``jobs.py``) and the JSON error answers; every request passes the checks of ``guard.py``, every
+body the bounds of ``body.py``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def install(app: FastAPI, settings: Settings) -> None:
         if exc.job_id is not None:
             job = request.app.state.import_jobs.get(exc.job_id)
             body.report = job.snapshot().report if job is not None else None
-        return JSONResponse(body.model_dump(exclude_none=True), status_code=exc.status)
+        # A body refused as too large is left unread: close rather than read the rest to reuse
+        # the connection.
+        headers = {"Connection": "close"} if exc.status == 413 else None
+        return JSONResponse(
+            body.model_dump(exclude_none=True), status_code=exc.status, headers=headers
+        )
 
     app.add_exception_handler(ApiError, api_error)

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from urllib.parse import urlsplit
+import re
 
 from fastapi import Request
 
 from generator.fetch import is_git_url
+from runtime import origins
 from runtime.settings import Settings
+from runtime.wire import excerpt
 
 TOKEN_COOKIE = "a2ui_admin_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -35,6 +37,17 @@ ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 #: Headers a reverse proxy adds: a request with one came through a proxy, so a loopback address
 #: is the proxy's own, not the person's.
 PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip", "via")
+#: A ``Host`` header as RFC 9110 has it, and nothing more: a name (letters, digits, ``-``, ``_``,
+#: ``.``; an IPv4 address is one) or an IPv6 address in brackets, then an optional port of digits.
+#: Userinfo (``evil.example@localhost``), a path, spaces, a second host or an empty value do not
+#: match, where a URL parser would quietly drop or mend them.
+HOST_HEADER = re.compile(
+    r"(?:(?P<name>[A-Za-z0-9_.-]+)|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(?::[0-9]{1,5})?"
+)
+#: The longest error message an answer carries.
+MAX_ERROR_CHARS = 1000
+#: Control characters and Unicode's line and paragraph separators: never in a one-line message.
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class ApiError(Exception):
@@ -43,8 +56,16 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str, *, job_id: str | None = None) -> None:
         super().__init__(message)
         self.status = status
-        self.message = message
+        self.message = one_line(message)
         self.job_id = job_id
+
+
+def one_line(message: str) -> str:
+    """``message`` fit for an error answer: control characters escaped, cut to
+    ``MAX_ERROR_CHARS``. Our own messages quote input with ``wire.excerpt``; this bounds those
+    of ``agent-import``, which may quote a bad design's keys whole."""
+    line = CONTROL_CHARACTERS.sub(lambda match: match[0].encode("unicode_escape").decode(), message)
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
 def is_loopback(host: str | None) -> bool:
@@ -104,15 +125,32 @@ def _presented_token(request: Request) -> str | None:
     return request.cookies.get(TOKEN_COOKIE)
 
 
+def host_name(header: str) -> str | None:
+    """The host a ``Host`` header names (lower case; an IPv6 address without its brackets), or
+    None unless the header is exactly ``host[:port]`` (``HOST_HEADER``)."""
+    match = HOST_HEADER.fullmatch(header)
+    if match is None:
+        return None
+    if match["name"] is not None:
+        return match["name"].lower()
+    try:
+        return ipaddress.IPv6Address(match["ipv6"]).compressed
+    except ValueError:
+        return None
+
+
 def _check_host(request: Request, settings: Settings) -> None:
-    host = request.headers.get("host", "")
-    name = urlsplit(f"//{host}").hostname or ""
+    hosts = request.headers.getlist("host")
+    shown = excerpt(", ".join(hosts))
+    name = host_name(hosts[0]) if len(hosts) == 1 else None
+    if name is None:
+        raise ApiError(400, f"Host {shown} is not one host[:port]")
     allowed = {*LOOPBACK_NAMES, *settings.allowed_hosts}
     if settings.host not in ANY_INTERFACE:
         allowed.add(settings.host)
     if name not in allowed:
         raise ApiError(
-            403, f"Host {host!r} is not this runtime's (serve with --allowed-host NAME if it is)"
+            403, f"Host {shown} is not this runtime's (serve with --allowed-host NAME if it is)"
         )
 
 
@@ -120,8 +158,5 @@ def _check_origin(request: Request) -> None:
     if request.headers.get("sec-fetch-site") == "cross-site":
         raise ApiError(403, "cross-site request refused")
     origin = request.headers.get("origin")
-    if origin is None:
-        return
-    own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-    if origin.rstrip("/") != own:
-        raise ApiError(403, f"cross-origin request from {origin!r} refused")
+    if origin is not None and not origins.is_own(request, origin):
+        raise ApiError(403, f"cross-origin request from {excerpt(origin)} refused")

@@ -28,6 +28,7 @@ from generator.inspect import inspect_source
 from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
 from runtime.a2ui import validate_screen
 from runtime.context import RuntimeContext
+from runtime.import_api.body import read_json
 from runtime.import_api.guard import ApiError, check_request, check_source
 from runtime.import_api.jobs import Job, Jobs, details
 from runtime.import_api.models import (
@@ -44,7 +45,7 @@ from runtime.import_api.models import (
 from runtime.import_api.publish import import_root, serve_plugin
 from runtime.layout import PLUGINS_FOLDER
 from runtime.settings import Settings
-from runtime.wire import describe
+from runtime.wire import describe, excerpt
 
 PREFIX = "/api/import-agent"
 #: Files listed by ``inspect``, at most (the wizard's file tree).
@@ -71,14 +72,12 @@ def _jobs(request: Request) -> Jobs:
 
 
 async def _body(request: Request, model: type[M]) -> M:
-    """The request's JSON body as ``model``: 400 if not JSON, 422 naming the bad fields."""
+    """The request's JSON body as ``model``: 413 if too large, 400 if not JSON (or nested too
+    deep), 422 naming the bad fields (see ``body.py``)."""
     check_request(request, _settings(request))
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise ApiError(400, "send the body as JSON (Content-Type: application/json)")
-    try:
-        data = json.loads(await request.body())
-    except ValueError:
-        raise ApiError(400, "the body is not JSON") from None
+    data = await read_json(request)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -88,7 +87,7 @@ async def _body(request: Request, model: type[M]) -> M:
 def _check_url(url: str, request: Request) -> None:
     check_source(url, request)
     if not is_git_url(url) and not Path(url).expanduser().is_dir():
-        raise ApiError(400, f"{url}: no such folder (give a local folder or a git URL)")
+        raise ApiError(400, f"{excerpt(url)}: no such folder (give a local folder or a git URL)")
 
 
 @router.post(
@@ -138,7 +137,7 @@ async def job_status(job_id: str, request: Request) -> JobStatus:
     check_request(request, _settings(request))
     job = _jobs(request).get(job_id)
     if job is None:
-        raise ApiError(404, f"no import job {job_id!r} (unknown, or finished and expired)")
+        raise ApiError(404, f"no import job {excerpt(job_id)} (unknown, or finished and expired)")
     return job.snapshot()
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from generator.render.claim import Claim
 from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
 from tests.generator.design.fake_bedrock import text_answer
@@ -195,7 +196,7 @@ def test_finished_jobs_expire(server: Server) -> None:
         ({"strategy": "teleport"}, 422, "strategy: Input should be 'wrapper', 'subgraph'"),
         ({"design": "psychic"}, 422, "design: Input should be 'bedrock' or 'offline'"),
         ({"surprise": 1}, 422, "surprise: Extra inputs are not permitted"),
-        ({"url": "/no/such/folder"}, 400, "/no/such/folder: no such folder"),
+        ({"url": "/no/such/folder"}, 400, "'/no/such/folder': no such folder"),
         ({"url": str(ROOT / "docs")}, 400, "no langgraph.json"),
     ],
 )
@@ -273,6 +274,17 @@ def test_existing_plugin_is_409_without_force(server: Server, repo: Path) -> Non
     assert refused.json() == {"error": "plugin 'savings' exists; set force to replace it"}
     assert replaced.status_code == 200, replaced.text
     assert (folder / "__init__.py").read_text() != "# mine\n"
+
+
+def test_a_plugin_claimed_by_another_process_is_409(server: Server, repo: Path) -> None:
+    """A command line (or another worker) importing the same plugin id holds its claim: the
+    API's job is refused as another import in this server would be, and writes nothing."""
+    with Claim(repo / PLUGINS_FOLDER, "savings"), server() as client:
+        refused = _import(client)
+
+    assert refused.status_code == 409
+    assert "is being imported or updated by another process" in refused.json()["error"]
+    assert not (repo / PLUGINS_FOLDER / "savings").exists()
 
 
 def test_one_job_per_plugin_and_a_few_at_once(server: Server) -> None:

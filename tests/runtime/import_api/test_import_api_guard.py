@@ -94,6 +94,50 @@ def test_a_rebound_host_name_is_refused(server: Server, host: str) -> None:
     assert answer.json()["error"].startswith(f"Host {host!r} is not this runtime's")
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example@localhost",  # a URL parser drops the userinfo and sees localhost
+        "localhost@evil.example",
+        "localhost:80@evil",
+        "localhost:8000/",
+        "localhost#x",
+        "local host",
+        "localhost, evil.example",
+        "",
+        "localhost:http",
+        "[localhost]",
+    ],
+)
+def test_a_host_header_is_one_host_and_port_nothing_more(server: Server, host: str) -> None:
+    with server() as client:
+        answer = client.get(STATUS, headers={"Host": host})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": f"Host {host!r} is not one host[:port]"}
+
+
+def test_two_host_headers_are_refused(repo: Path) -> None:
+    # h11 refuses a second Host line itself, so this goes through the ASGI transport, whose
+    # client is 127.0.0.1 (another server might pass both lines on).
+    app = create_app(Settings(plugins_dir=repo / PLUGINS_FOLDER), callbacks=[])
+
+    async def send() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            return await client.get(STATUS, headers=[("Host", "localhost"), ("Host", "evil")])
+
+    answer = asyncio.run(send())
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "Host 'localhost, evil' is not one host[:port]"}
+
+
+@pytest.mark.parametrize("host", ["localhost", "LocalHost:8000", "127.0.0.1:8000", "[::1]:8000"])
+def test_loopback_names_pass_with_or_without_a_port(server: Server, host: str) -> None:
+    with server() as client:
+        answer = client.get(STATUS, headers={"Host": host})
+    assert answer.status_code == 404
+
+
 def test_allowed_hosts_extend_the_loopback_names(server: Server) -> None:
     with server(allowed_hosts=("wizard.internal",)) as client:
         answer = client.get(STATUS, headers={"Host": "wizard.internal:8000"})
