@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="cors_origins",
         action="append",
         metavar="ORIGIN",
-        help="a browser origin allowed to call /agui (repeat for more; none by default)",
+        help="a browser origin allowed to call /agui and open /ws (repeatable; none by default)",
     )
     serve.add_argument(
         "--user-header",

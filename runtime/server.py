@@ -6,8 +6,10 @@ and the browser pages (``/chat``, see ``runtime.web``).
 When the runtime is started with ``--user-header NAME``, that request header is the session's user
 id (a gateway in front of the runtime authenticates the user and sets it); otherwise sessions have
 no user id and no header or parameter can claim one.
-The socket is always accepted first, then closed with a reason when it cannot be served (closing
-before accepting becomes a bare HTTP 403 under uvicorn, which tells the client nothing):
+A handshake from a web page of another origin (``runtime.origins``) is refused with HTTP 403
+before any session exists. Otherwise the socket is accepted first, then closed with a reason when
+it cannot be served (closing before accepting becomes a bare HTTP 403 under uvicorn, which tells
+the client nothing):
 
 * 4000: unknown or broken agent (the reason lists the available agents);
 * 4001: a bad ``sessionId`` or ``mode`` query parameter, or a bad user id header;
@@ -25,12 +27,12 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect, status
 from fastapi.middleware.cors import CORSMiddleware
 from langchain_core.callbacks import BaseCallbackHandler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime import agui
+from runtime import agui, origins
 from runtime.audit import AuditLog
 from runtime.context import RuntimeContext
 from runtime.contracts import Mode
@@ -42,7 +44,7 @@ from runtime.persistence import open_persistence, redacted
 from runtime.session import Session
 from runtime.settings import Settings
 from runtime.web import mount_pages
-from runtime.wire import CloseCode, close_reason, describe
+from runtime.wire import CloseCode, close_reason, describe, excerpt
 
 logger = logging.getLogger(__name__)
 
@@ -119,8 +121,13 @@ def create_app(
 
     @app.websocket("/ws")
     async def websocket_session(websocket: WebSocket) -> None:
-        await websocket.accept()
         context = _context(app)
+        if not origins.allows(websocket, context.settings.cors_origins):
+            origin = excerpt(websocket.headers["origin"])
+            logger.info("/ws: cross-origin handshake from %s refused", origin)
+            await websocket.close(status.WS_1008_POLICY_VIOLATION)  # before accept(): HTTP 403
+            return
+        await websocket.accept()
         try:
             query = ConnectQuery.model_validate(dict(websocket.query_params))
         except ValidationError as exc:

@@ -33,8 +33,8 @@ class Settings(BaseModel):
     log_level: LogLevel = "INFO"
     cors_origins: tuple[str, ...] = Field(
         default=(),
-        description="Browser origins allowed to call /agui (CORS), e.g. 'https://app.example'; "
-        "none by default.",
+        description="Browser origins besides the runtime's own allowed to call /agui (CORS) and "
+        "open /ws (runtime.origins), e.g. 'https://app.example'; none by default.",
     )
     client_tool_timeout_s: float = Field(
         default=15.0,

@@ -4,7 +4,9 @@ The request is a ``RunAgentInput`` (the ``ag-ui-protocol`` models); ``threadId``
 so a conversation continues across runs (and across transports: the same session can be reached
 over the WebSocket). What runs is decided by ``runtime.agui.plan``, what the client sees by
 ``runtime.agui.events``. Errors before the stream starts are HTTP errors with one line saying
-what was wrong: 404 for an unknown agent, 413 for a body over the limit, 422 for an invalid input.
+what was wrong: 403 for a web page of another origin (``runtime.origins``), 415 for a body that is
+not ``application/json`` (a browser posts ``text/plain`` and form bodies cross-site without a CORS
+preflight), 404 for an unknown agent, 413 for a body over the limit, 422 for an invalid input.
 Once streaming, a failure is a ``RUN_ERROR`` with a ``code``.
 """
 
@@ -21,6 +23,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
+from runtime import origins
 from runtime.actions import ActionRejected
 from runtime.agui.events import RunEvents, data_model
 from runtime.agui.plan import client_mode, plan
@@ -28,6 +31,7 @@ from runtime.context import RuntimeContext
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.outbox import prepare, resume_events
 from runtime.plugin import PluginBase
+from runtime.redaction import redact_values
 from runtime.turns import (
     SessionRefused,
     TurnEngine,
@@ -36,7 +40,7 @@ from runtime.turns import (
     UnknownInterrupt,
 )
 from runtime.turns.approvals import BadAnswer, approval_events
-from runtime.wire import describe
+from runtime.wire import describe, excerpt
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +54,13 @@ router = APIRouter()
 @router.post("/agui/{plugin_id}")
 async def agui_run(plugin_id: str, request: Request) -> StreamingResponse:
     context: RuntimeContext = request.app.state.runtime
+    if not origins.allows(request, context.settings.cors_origins):
+        origin = excerpt(request.headers["origin"])
+        logger.info("/agui: cross-origin request from %s refused", origin)
+        raise HTTPException(403, f"cross-origin request from {origin} refused")
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise HTTPException(415, "a run input must be sent as Content-Type: application/json")
     plugin = context.registry.plugins.get(plugin_id)
     if plugin is None:
         available = ", ".join(sorted(context.registry.plugins)) or "none"
@@ -65,7 +76,7 @@ async def agui_run(plugin_id: str, request: Request) -> StreamingResponse:
     if not SESSION_ID_PATTERN.fullmatch(run.thread_id):
         raise HTTPException(422, f"threadId must match {SESSION_ID_PATTERN.pattern}")
     encoder = EventEncoder(accept=request.headers.get("accept", ""))
-    stream = (encoder.encode(e) async for e in run_events(context, plugin, run))
+    stream = (encoder.encode(redact_values(e)) async for e in run_events(context, plugin, run))
     return StreamingResponse(stream, media_type=encoder.get_content_type())
 
 
@@ -105,8 +116,8 @@ async def run_events(
                 yield item
             return
         try:
-            # the turn is kept once its last events are out (see TurnEngine.stream): a client
-            # that leaves before closes this stream, and the turn leaves no trace
+            # a finished turn is committed before its events come (see TurnEngine.stream); a
+            # client that leaves mid-run closes this stream, and the unfinished turn leaves no trace
             async with aclosing(engine.stream(request, events=True)) as steps:
                 async for step in steps:
                     if isinstance(step, TurnFinished):
