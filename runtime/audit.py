@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from runtime.redaction import redact_values
+
 logger = logging.getLogger(__name__)
 
 
@@ -27,9 +29,10 @@ class AuditLog:
             self._file = path.open("a", encoding="utf-8")
 
     def record(self, *, session_id: str, agent_id: str, payload: dict[str, Any]) -> None:
-        """Write one entry: ``{ts, sessionId, agentId, event}``."""
+        """Write one entry: ``{ts, sessionId, agentId, event}``, card numbers masked."""
+        event = redact_values(payload)
         line = json.dumps(
-            {"ts": time.time(), "sessionId": session_id, "agentId": agent_id, "event": payload},
+            {"ts": time.time(), "sessionId": session_id, "agentId": agent_id, "event": event},
             default=str,
         )
         logger.info("audit: %s", line)

@@ -30,6 +30,8 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from runtime.redaction import redact_values
+
 #: The first label of every plugin's namespaces in the shared store.
 ROOT: Final = "plugins"
 
@@ -58,7 +60,9 @@ class PluginStore(BaseStore):
 
     def _inward(self, op: Op) -> Op:
         """``op`` on the plugin's namespaces of the shared store."""
-        if isinstance(op, GetOp | PutOp):
+        if isinstance(op, PutOp):  # no card number is stored, whoever wrote it (redaction)
+            return op._replace(namespace=self._inside(op.namespace), value=redact_values(op.value))
+        if isinstance(op, GetOp):
             return op._replace(namespace=self._inside(op.namespace))
         if isinstance(op, SearchOp):
             return op._replace(namespace_prefix=self._inside(op.namespace_prefix))

@@ -1,35 +1,113 @@
-"""Card numbers never reach a log line.
+"""Card numbers are masked wherever the runtime hands text on: stored, logged, audited or sent.
 
-The rule is runtime-wide, not a plugin's: whatever a user types or says can end up in a log record
-(a transcript logged at DEBUG, a query string in uvicorn's access line, a traceback quoting a
-value), so every handler the runtime sets up carries ``CardNumberFilter``.
+The rule is runtime-wide, not a plugin's, so no plugin has to remember it: the turn engine masks a
+turn's request before the graph sees it, what a graph writes is masked on its way into the
+checkpoint (``TurnWrites``) and the plugin store (``PluginStore``), the WebSocket and AG-UI
+encoders mask every event they send, the audit log masks every entry, and every log handler the
+runtime sets up carries ``CardNumberFilter``.
 
-A card number here is 12 or more digits, optionally separated by spaces or dashes (up to three
-separator characters between two digits, so "4929 - 1234" counts). Card numbers have 12 to 19
-digits; longer runs are masked too, because a 16-digit number glued to other digits is still a card
-number. The last four digits stay, as on a receipt, so support staff can still tell cards apart.
+**What counts as a card number**: 12 to 19 digits that pass the Luhn check, written as one block
+or in groups separated by at most ``MAX_SEPARATORS`` separator characters. Separators are the
+characters people put between digit groups: any Unicode space or line break, any dash (and the
+minus sign U+2212), dots (``.``, the middle dot U+00B7, bullets), commas, slashes, underscores,
+and invisible characters (zero-width spaces and joiners, U+2060, U+FEFF, the soft hyphen), in
+their fullwidth forms too; and in log lines, which quote text with ``repr()`` and JSON, escapes
+such as ``\\u200b`` (elsewhere a backslash is a backslash). Colons, ``+``, quotes and brackets
+are not separators: a time (``10:30:15``), a time zone or a JSON token boundary joins no numbers.
+A digit is any Unicode decimal digit (fullwidth, Arabic-Indic...), because ``int()`` reads them
+all; the kept four are written in ASCII.
 
-A log line may also hold a *truncated* representation: websockets logs a long frame at DEBUG as its
-head, ``...`` and its tail, which can cut a card number in two. Any run of five or more digits that
-touches an ellipsis may be part of one, so it is masked as well (keeping at most four digits).
+The Luhn check keeps ordinary numbers readable (amounts, dates, sort codes, account and phone
+numbers, references): a run of digits that is not a card number passes it only one time in ten.
+The price is that a mistyped card number (one wrong digit always fails Luhn) is not masked. When
+digits run on around a card number ("order 77: 12 4111 1111 1111 1111 12/27"), every group-aligned
+stretch of 12 to 19 digits that passes Luhn is masked, so the card is masked whatever sits next to
+it; but digits glued to it with no separator at all make another, longer number. A number written
+after ``+`` with at most 15 digits is an international phone number, not a card number.
+
+The last four digits stay (``****1111``), as on a receipt, so support staff can still tell cards
+apart.
+
+A log line may also hold a *truncated* representation: websockets logs a long frame at DEBUG as
+its head, ``...`` and its tail, which can cut a card number in two. In log lines, any run of five
+or more digits that touches an ellipsis may be part of one, so it is masked as well (a tail keeps
+its last four digits, a head none).
+
+Identifiers are left alone in structured data (``redact_values``): a value under a key named
+``id`` or ending in ``Id``/``_id`` is chosen by software, not typed by a customer, and changing one
+(a run id that happens to be a Luhn-valid timestamp) would break the protocol that carries it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final, TypeVar, cast
 
-#: Separators accepted between digits: whitespace, the ASCII hyphen and the Unicode dashes.
-_SEPARATOR = r"[\s\-\u2010-\u2015]{0,3}"
-CARD_NUMBER = re.compile(rf"(?<!\d)\d(?:{_SEPARATOR}\d){{11,}}(?!\d)")
-_ELLIPSIS = r"(?:\.\.\.|\u2026)"
-#: Five or more digits just after an ellipsis: the tail of a cut number, which keeps its last four.
-_CUT_TAIL = re.compile(rf"({_ELLIPSIS}{_SEPARATOR})(\d(?:{_SEPARATOR}\d){{4,}})(?!\d)")
-#: Five or more digits just before an ellipsis: the head of a cut number, masked whole.
-_CUT_HEAD = re.compile(rf"(?<!\d)\d(?:{_SEPARATOR}\d){{4,}}(?={_SEPARATOR}{_ELLIPSIS})")
-MASK = "****"
+from pydantic import BaseModel
+
+#: The most separator characters (or escapes) between two digit groups of one number: enough for
+#: "4111 / 1111", few enough that numbers apart in a sentence stay apart.
+MAX_SEPARATORS: Final = 5
+MIN_DIGITS: Final = 12
+MAX_DIGITS: Final = 19
+#: A cut number is masked from this many digits on: four are only ever a card's last four.
+MIN_CUT_DIGITS: Final = 5
+MASK: Final = "****"
+
+_DASHES = (
+    r"\-\u058a\u05be\u1400\u1806\u2010-\u2015\u2043\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d"
+    r"\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\U00010ead"
+)
+_DOTS = r".\u00b7\u2022\u2024\u2026\u2027\u2219\u22c5\u3002\u30fb\uff0e\uff61\uff65"
+_COMMAS = r",\u060c\u066b\u066c\u3001\ufe50\uff0c\uff64"
+_SLASHES = r"/\\\u2044\u2215\uff0f\uff3c"
+_UNDERSCORES = r"_\uff3f"
+#: Format characters (Unicode category Cf): zero-width spaces and joiners, direction marks, BOM.
+_INVISIBLE = r"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+#: What people put between digit groups (see the module docstring).
+_SEPARATOR = rf"[\s{_DASHES}{_DOTS}{_COMMAS}{_SLASHES}{_UNDERSCORES}{_INVISIBLE}]"
+#: A character escaped as ``repr()`` and JSON write one (``\xa0``, ``\u200b``, ``\uff14``, ``\n``):
+#: in a log line it counts as the character it stands for (a digit, a separator, or neither).
+_ESCAPE = r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[nrt])"
+_ESCAPED_WHITESPACE: Final = {"n": "\n", "r": "\r", "t": "\t"}
+_IS_SEPARATOR = re.compile(_SEPARATOR)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Syntax:
+    """How numbers are written in some text: ``number`` finds text that may hold one (a digit,
+    then digits and separators), ``part`` reads it: ``digits``, an ``escape`` or a separator.
+    Digits and separators never overlap (an escape and a backslash overlap for one character),
+    so both run in linear time on any text."""
+
+    number: re.Pattern[str]
+    part: re.Pattern[str]
+
+
+#: Text as typed: a backslash is a backslash.
+_TEXT = _Syntax(
+    re.compile(rf"\d(?:\d|{_SEPARATOR})*"),
+    re.compile(rf"(?P<digits>\d+)|{_SEPARATOR}"),
+)
+#: Log lines, which quote text: escapes count as what they stand for.
+_LOG = _Syntax(
+    re.compile(rf"(?:\d|\\u[0-9A-Fa-f]{{4}}|\\U[0-9A-Fa-f]{{8}})(?:\d|{_ESCAPE}|{_SEPARATOR})*"),
+    re.compile(rf"(?P<digits>\d+)|(?P<escape>{_ESCAPE})|{_SEPARATOR}"),
+)
+_ELLIPSIS = re.compile(r"\.\.\.|\u2026")
+_AFTER_ELLIPSIS = re.compile(
+    rf"(?:\.\.\.|\u2026)(?:{_ESCAPE}|{_SEPARATOR}){{0,{MAX_SEPARATORS}}}\Z"
+)
+#: How far back ``_AFTER_ELLIPSIS`` may reach: an ellipsis and the longest separators (escapes).
+_ELLIPSIS_REACH = 3 + MAX_SEPARATORS * len(r"\U0010ffff")
+_PHONE_PREFIXES = frozenset("+\uff0b")
+#: A phone number has at most 15 digits (E.164): a longer number after ``+`` may be a card's.
+MAX_PHONE_DIGITS: Final = 15
+_IDENTIFIER = re.compile(r"(?:^|_)ids?$|[a-z]Ids?$")
 
 #: Attributes every LogRecord has; anything else on a record came in through ``extra=``.
 _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
@@ -37,23 +115,231 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None
     "asctime",
 }
 
+T = TypeVar("T")
 
-def _masked(number: str) -> str:
-    return MASK + "".join(c for c in number if c.isdigit())[-4:]
+
+@dataclasses.dataclass(frozen=True)
+class _Group:
+    """Consecutive digits: where they are in the text, and their values in ASCII."""
+
+    start: int
+    end: int
+    digits: str
+
+
+@dataclasses.dataclass
+class _Chain:
+    """Digit groups one number may span: at most ``MAX_SEPARATORS`` separators between two."""
+
+    groups: list[_Group] = dataclasses.field(default_factory=list)
+    #: For each gap between two groups: whether it holds an ellipsis (a cut, in a log line).
+    cuts: list[bool] = dataclasses.field(default_factory=list)
+    follows_ellipsis: bool = False
+    precedes_ellipsis: bool = False
+    #: The chain comes right after a ``+``: an international phone number.
+    follows_plus: bool = False
+
+
+def _ascii(digits: str) -> str:
+    return digits if digits.isascii() else "".join(str(int(c)) for c in digits)
+
+
+def _unescape(escape: str) -> str:
+    if escape[1] in _ESCAPED_WHITESPACE:
+        return _ESCAPED_WHITESPACE[escape[1]]
+    code = int(escape[2:], 16)
+    return chr(code) if code <= sys.maxunicode else ""
+
+
+def _chains(text: str, number: re.Match[str], syntax: _Syntax) -> list[_Chain]:
+    """The chains of digit groups in ``number``, a match of ``syntax.number``."""
+    start, end = number.span()
+    lookback = _AFTER_ELLIPSIS.search(text, max(0, start - _ELLIPSIS_REACH), start)
+    chain = _Chain(
+        follows_ellipsis=lookback is not None,
+        follows_plus=text[start - 1 : start] in _PHONE_PREFIXES,
+    )
+    chains = [chain]
+    gap_start, gap = start, 0  # the separators since the last group: where they start, how many
+    position = start
+    while position < end:
+        part = syntax.part.match(text, position)
+        assert part is not None  # syntax.number matches nothing else
+        digits, escape = part["digits"], part.groupdict().get("escape")
+        separator = digits is None and escape is None
+        if escape is not None:
+            character = _unescape(escape)
+            if character.isdecimal():
+                digits = character
+            separator = _IS_SEPARATOR.fullmatch(character) is not None
+        if digits is not None:
+            ellipsis = _ELLIPSIS.search(text, gap_start, part.start()) is not None
+            if chain.groups and gap == 0:  # digits right after digits: one group
+                last = chain.groups.pop()
+                chain.groups.append(_Group(last.start, part.end(), last.digits + _ascii(digits)))
+            else:
+                if chain.groups and gap > MAX_SEPARATORS:
+                    chain.precedes_ellipsis = ellipsis
+                    chain = _Chain(follows_ellipsis=ellipsis)
+                    chains.append(chain)
+                elif chain.groups:
+                    chain.cuts.append(ellipsis)
+                else:
+                    chain.follows_ellipsis = chain.follows_ellipsis or ellipsis
+                chain.groups.append(_Group(part.start(), part.end(), _ascii(digits)))
+            gap_start, gap = part.end(), 0
+        elif separator:
+            gap += 1
+        else:  # a letter, escaped: the number ends here
+            chain.precedes_ellipsis = _ELLIPSIS.search(text, gap_start, part.start()) is not None
+            chain = _Chain()
+            chains.append(chain)
+            gap_start, gap = part.end(), 0
+        position = part.end()
+    chain.precedes_ellipsis = _ELLIPSIS.search(text, gap_start, end) is not None
+    return [chain for chain in chains if chain.groups]
+
+
+def _doubled(digit: int) -> int:
+    return digit * 2 - 9 if digit > 4 else digit * 2
+
+
+class _Luhn:
+    """Luhn checks of any stretch of a digit string, each in constant time (prefix sums)."""
+
+    def __init__(self, digits: str) -> None:
+        # sums[parity][n]: the Luhn sum of digits[:n] with the digits at even (0) or odd (1)
+        # positions doubled; a stretch ending at b doubles the positions of the parity of b.
+        self.sums = ([0], [0])
+        for position, character in enumerate(digits):
+            digit = int(character)
+            for parity, sums in enumerate(self.sums):
+                sums.append(sums[-1] + (_doubled(digit) if position % 2 == parity else digit))
+
+    def valid(self, start: int, end: int) -> bool:
+        sums = self.sums[end % 2]
+        return (sums[end] - sums[start]) % 10 == 0
+
+
+def _masked(groups: list[_Group], *, keep: int = 4) -> tuple[int, int, str]:
+    """``(start, end, replacement)``: ``groups`` masked, keeping their last ``keep`` digits."""
+    kept = "".join(g.digits for g in groups)[-keep:] if keep else ""
+    return groups[0].start, groups[-1].end, MASK + kept
+
+
+def _card_spans(groups: list[_Group], *, phone: bool) -> list[tuple[int, int, str]]:
+    """Every card number among consecutive ``groups``, masked: the union of all group-aligned
+    stretches of 12 to 19 digits that pass Luhn. ``phone``: the groups follow a ``+``, so a
+    stretch from the first group is a phone number if it has at most 15 digits in all."""
+    luhn = _Luhn("".join(g.digits for g in groups))
+    offsets = [0]
+    for group in groups:
+        offsets.append(offsets[-1] + len(group.digits))
+    phone = phone and offsets[-1] <= MAX_PHONE_DIGITS
+    stretches: list[tuple[int, int]] = []  # (first group, last group)
+    for first in range(1 if phone else 0, len(groups)):
+        last = None
+        for end in range(first, len(groups)):
+            count = offsets[end + 1] - offsets[first]
+            if count > MAX_DIGITS:
+                break
+            if count >= MIN_DIGITS and luhn.valid(offsets[first], offsets[end + 1]):
+                last = end
+        if last is None:
+            continue
+        if stretches and first <= stretches[-1][1]:
+            stretches[-1] = (stretches[-1][0], max(last, stretches[-1][1]))
+        else:
+            stretches.append((first, last))
+    return [_masked(groups[first : last + 1]) for first, last in stretches]
+
+
+def _cut_spans(chain: _Chain) -> list[tuple[int, int, str]]:
+    """A log line's chain, split where an ellipsis cuts it: a piece next to an ellipsis with five
+    or more digits is masked (a head whole, a tail but its last four); the card numbers in the
+    other pieces are masked."""
+    pieces: list[list[_Group]] = [[]]
+    for group, cut in zip(chain.groups, [False, *chain.cuts], strict=True):
+        if cut:
+            pieces.append([])
+        pieces[-1].append(group)
+    spans = []
+    for index, piece in enumerate(pieces):
+        head = index < len(pieces) - 1 or chain.precedes_ellipsis
+        tail = index > 0 or chain.follows_ellipsis
+        if (head or tail) and sum(len(g.digits) for g in piece) >= MIN_CUT_DIGITS:
+            spans.append(_masked(piece, keep=0 if head else 4))
+        else:
+            spans += _card_spans(piece, phone=index == 0 and chain.follows_plus)
+    return spans
+
+
+def _redact(text: str, *, cut: bool) -> str:
+    """``text`` with its card numbers masked; ``cut``: it is a log line (see the module
+    docstring)."""
+    pieces: list[str] = []
+    done = 0
+    syntax = _LOG if cut else _TEXT
+    for number in syntax.number.finditer(text):
+        if number.end() - number.start() < (MIN_CUT_DIGITS if cut else MIN_DIGITS):
+            continue
+        for chain in _chains(text, number, syntax):
+            spans = (
+                _cut_spans(chain) if cut else _card_spans(chain.groups, phone=chain.follows_plus)
+            )
+            for start, end, replacement in spans:
+                pieces += [text[done:start], replacement]
+                done = end
+    return "".join([*pieces, text[done:]]) if pieces else text
 
 
 def redact_card_numbers(text: str) -> str:
-    """Replace every card number in ``text`` by ``****`` and its last four digits.
-
-    Cut numbers are masked too: a tail keeps its last four digits, a head keeps none.
-    """
-    text = CARD_NUMBER.sub(lambda m: _masked(m.group()), text)
-    text = _CUT_TAIL.sub(lambda m: m.group(1) + _masked(m.group(2)), text)
-    return _CUT_HEAD.sub(MASK, text)
+    """``text`` with every card number replaced by ``****`` and its last four digits (``text``
+    itself when it holds none)."""
+    return _redact(text, cut=False)
 
 
-def _redact_value(value: Any) -> Any:
-    return redact_card_numbers(value) if isinstance(value, str) else value
+def redact_values(value: T) -> T:
+    """``value`` with every string in it masked (``redact_card_numbers``), at any depth: mappings,
+    lists, tuples, dataclasses and pydantic models are copied, anything else is kept as is.
+    Keys and identifiers (values under ``id``, ``*Id``, ``*_id``) are never changed."""
+    if isinstance(value, str):
+        return cast(T, redact_card_numbers(value))
+    if isinstance(value, Mapping):
+        return cast(T, {k: _redact_field(k, v) for k, v in value.items()})
+    if isinstance(value, list):
+        return cast(T, [redact_values(item) for item in value])
+    if isinstance(value, tuple) and type(value) is tuple:  # a named tuple is kept as is
+        return cast(T, tuple(redact_values(item) for item in value))
+    if isinstance(value, BaseModel):
+        return cast(T, _redact_model(value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {
+            f.name: _redact_field(f.name, getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.init
+        }
+        return cast(T, dataclasses.replace(value, **fields))
+    return value
+
+
+def _redact_model(model: BaseModel) -> BaseModel:
+    # Not validated again: every value keeps its type (a string stays a string).
+    return model.model_copy(update={name: _redact_field(name, value) for name, value in model})
+
+
+def _redact_field(name: Any, value: Any) -> Any:
+    if isinstance(name, str) and _IDENTIFIER.search(name):
+        return value
+    return redact_values(value)
+
+
+def _redact_log_text(text: str) -> str:
+    return _redact(text, cut=True)
+
+
+def _redact_argument(value: Any) -> Any:
+    return _redact_log_text(value) if isinstance(value, str) else value
 
 
 def redact_record(record: logging.LogRecord) -> None:
@@ -65,28 +351,28 @@ def redact_record(record: logging.LogRecord) -> None:
     to its redacted, already formatted message.
     """
     if isinstance(record.msg, str):
-        record.msg = redact_card_numbers(record.msg)
+        record.msg = _redact_log_text(record.msg)
     if isinstance(record.args, tuple):
-        record.args = tuple(_redact_value(arg) for arg in record.args)
+        record.args = tuple(_redact_argument(arg) for arg in record.args)
     elif isinstance(record.args, Mapping):
-        record.args = {key: _redact_value(arg) for key, arg in record.args.items()}
+        record.args = {key: _redact_argument(arg) for key, arg in record.args.items()}
     try:
         message = record.getMessage()
     except (TypeError, ValueError):  # a bad format call: keep what it said, without the digits
         message = f"{record.msg} {record.args!r}"
         record.msg, record.args = message, ()
-    if (redacted := redact_card_numbers(message)) != message:
+    if (redacted := _redact_log_text(message)) != message:
         record.msg, record.args = redacted, ()
     for name, value in list(vars(record).items()):
         if name not in _RECORD_ATTRIBUTES and isinstance(value, str):
-            setattr(record, name, redact_card_numbers(value))
+            setattr(record, name, _redact_log_text(value))
     if record.exc_info and not record.exc_text:
         # Formatters render a traceback once and reuse ``exc_text``: render it now, redacted.
         record.exc_text = logging.Formatter().formatException(record.exc_info)
     if record.exc_text:
-        record.exc_text = redact_card_numbers(record.exc_text)
+        record.exc_text = _redact_log_text(record.exc_text)
     if record.stack_info:
-        record.stack_info = redact_card_numbers(record.stack_info)
+        record.stack_info = _redact_log_text(record.stack_info)
 
 
 class CardNumberFilter(logging.Filter):

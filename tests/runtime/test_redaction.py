@@ -1,35 +1,75 @@
-"""Card numbers never reach a log line: the masking rule and the handler filter that applies it."""
+"""Card numbers are masked wherever the runtime hands text on: the rule, the log filter, structured
+values, and real sessions whose database, log, audit file and frames are searched for them."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import logging
 import re
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from uvicorn.logging import AccessFormatter
 
+from runtime.client import RuntimeClient
 from runtime.logging import RuntimeLogHandler, configure_logging
-from runtime.redaction import CARD_NUMBER, CardNumberFilter, redact_card_numbers
+from runtime.redaction import (
+    MASK,
+    MAX_SEPARATORS,
+    CardNumberFilter,
+    redact_card_numbers,
+    redact_values,
+)
+from tests.runtime.agui.wire import post_run
+from tests.runtime.conftest import PluginWriter, ServerFactory, runtime_server
 
-CARD = "4929123456784821"
+CARD = "4929123456734821"
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, digit in enumerate(int(c) for c in reversed(digits)):
+        doubled = digit * 2 if position % 2 else digit
+        total += doubled - 9 if doubled > 9 else doubled
+    return total % 10 == 0
+
+
+def with_check_digit(body: str) -> str:
+    return next(body + d for d in "0123456789" if luhn_valid(body + d))
+
+
+def digits_of(text: str) -> str:
+    """Every decimal digit of ``text``, in ASCII."""
+    return "".join(str(int(c)) for c in text if c.isdecimal())
+
+
+# -- the rule ---------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (CARD, "****4821"),
-        ("my card is 4929 1234 5678 4821, thanks", "my card is ****4821, thanks"),
-        ("4929-1234-5678-4821", "****4821"),
-        ("4929 - 1234 - 5678 - 4821", "****4821"),
-        ("4929\u20131234\u20135678\u20134821", "****4821"),  # en dashes
-        ("371449635398431", "****8431"),  # 15 digits (Amex)
-        ("123456789012", "****9012"),  # 12 digits, the shortest card number
-        ("6304 0000 0000 0000 018", "****0018"),  # 19 digits, the longest
-        ("cards 4929123456784821 and 5500000000000004", "cards ****4821 and ****0004"),
+        ("my card is 4111.1111.1111.1111, freeze it", "my card is ****1111, freeze it"),
+        ("4111/1111/1111/1111", "****1111"),
+        ("4111_1111_1111_1111", "****1111"),
+        ("4111,1111,1111,1111", "****1111"),
+        ("4111    1111    1111    1111", "****1111"),  # runs of four spaces
+        ("4111 / 1111 / 1111 / 1111", "****1111"),
+        ("4111\u22121111\u22121111\u22121111", "****1111"),  # minus sign
+        ("4111\u00b71111\u00b71111\u00b71111", "****1111"),  # middle dot
+        ("4111\u200b1111\u200c1111\u200d1111", "****1111"),  # zero-width space, (non-)joiner
+        ("4111\u20601111\ufeff1111\u00ad1111", "****1111"),  # word joiner, BOM, soft hyphen
+        ("4111 1111 1111 1111 12/27 123", "****1111 12/27 123"),  # expiry and code run on
+        ("ref 77 4111 1111 1111 1111 thanks", "ref 77 ****1111 thanks"),  # digits before it
+        ("+44 4111 1111 1111 1111", "+44 ****1111"),  # over 15 digits: no phone number
     ],
 )
 def test_card_numbers_are_masked_to_their_last_four(text: str, expected: str) -> None:
@@ -39,52 +79,156 @@ def test_card_numbers_are_masked_to_their_last_four(text: str, expected: str) ->
 @pytest.mark.parametrize(
     "text",
     [
-        "2026-11-22 05:36:39,123 INFO",  # timestamps
-        "call 0306 999 0123",  # an 11-digit phone number
-        "£649.99 at ElectroWorld Online",
-        "the last four digits are 4821",
+        "2024-11-25, 25/11/2024 and 25.11.2024",  # dates
+        "2026-11-22 05:36:39,123 INFO",  # a log timestamp
+        "2026-11-22T05:36:39.123456+00:00",  # ISO 8601
+        "£1,234,567.89 and 4,111,111.11",  # amounts
+        "sort code 12-34-56, account 12345678",
+        "12-34-56 12345678",  # a sort code right before an account number
+        "call +44 20 7946 0958 or 07700 900123",  # phone numbers
+        "4929123456784821",  # 16 digits failing Luhn: a mistyped card number is not masked
+        "4111 1111 1111 1112",
         "session 3f2a9c1e-8b7d-4e6f-a1b2-c3d4e5f6a7b8",
-        "12345678901",  # 11 digits
+        "4111\\u200b1111\\u200b1111\\u200b1111",  # typed text: a backslash is a backslash
     ],
 )
 def test_other_numbers_are_left_alone(text: str) -> None:
     assert redact_card_numbers(text) == text
 
 
-SEPARATORS = st.sampled_from(["", "", "", " ", "-", "  ", " - ", "\u2013", "\u00a0"])
-NO_DIGITS = st.text(st.characters(blacklist_categories=("Nd",)), max_size=30)
+#: Separators, one class per line (see ``runtime.redaction``).
+SEPARATORS = (
+    " \u00a0\u2009\u3000\t\n"
+    "-\u2010\u2013\u2014\u2212\uff0d"
+    ".\u00b7\u2022\u2027\uff0e"
+    ",\u3001\uff0c"
+    "/\\\u2215\uff0f"
+    "_\uff3f"
+    "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+)
+#: Decimal digits of a few scripts: ASCII, fullwidth, Arabic-Indic, Devanagari.
+SCRIPTS = tuple(
+    "".join(chr(zero + d) for d in range(10)) for zero in (ord("0"), 0xFF10, 0x0660, 0x0966)
+)
 
 
 @st.composite
 def card_numbers(draw: st.DrawFn) -> str:
-    """12 to 19 digits, grouped any way, with any of the separators people type."""
-    digits = draw(st.text("0123456789", min_size=12, max_size=19))
-    return digits[0] + "".join(draw(SEPARATORS) + digit for digit in digits[1:])
+    """A Luhn-valid card number of 12 to 19 digits (in ASCII)."""
+    return with_check_digit(draw(st.text("0123456789", min_size=11, max_size=18)))
 
 
-@given(prefix=NO_DIGITS, number=card_numbers(), suffix=NO_DIGITS)
-def test_any_card_number_shape_keeps_only_its_last_four(
-    prefix: str, number: str, suffix: str
+@st.composite
+def written(draw: st.DrawFn, number: str) -> str:
+    """``number`` as someone may write it: in one script, grouped 4-4-4-4, 4-6-5, as one block
+    or anyhow, each gap a run of one to ``MAX_SEPARATORS`` separators."""
+    script = draw(st.sampled_from(SCRIPTS))
+    shown = "".join(script[int(d)] for d in number)
+    fours = set(range(4, len(number), 4))
+    cuts = draw(
+        st.one_of(
+            st.just(set()),
+            st.just(fours),
+            st.just({4, 10} if len(number) == 15 else fours),
+            st.sets(st.integers(1, len(number) - 1)),
+        )
+    )
+    gaps = st.text(st.sampled_from(SEPARATORS), min_size=1, max_size=MAX_SEPARATORS)
+    return "".join(
+        (draw(gaps) if position in cuts else "") + digit for position, digit in enumerate(shown)
+    )
+
+
+#: Text around a number: words, punctuation, separators, and other numbers.
+AROUND = st.lists(
+    st.one_of(
+        st.text(st.characters(categories=["L"]), min_size=1, max_size=8),
+        st.text(st.sampled_from(SEPARATORS + ":;()\"'+*#?!"), min_size=1, max_size=3),
+        st.sampled_from(["25/11/2024", "£1,234.56", "12-34-56", "07700 900123", "12", "3"]),
+        st.integers(0, 10**8).map(str),
+    ),
+    max_size=6,
+).map("".join)
+
+
+#: Text after a number that joins its digits to the number's.
+RUNS_ON = re.compile(rf"[{re.escape(SEPARATORS)}]{{0,{MAX_SEPARATORS}}}\d")
+
+
+def is_subsequence(needle: str, haystack: str) -> bool:
+    rest = iter(haystack)
+    return all(c in rest for c in needle)
+
+
+@given(number=card_numbers(), data=st.data(), prefix=AROUND, suffix=AROUND)
+def test_any_card_number_written_anyhow_keeps_at_most_its_last_four_digits(
+    number: str, data: st.DataObject, prefix: str, suffix: str
 ) -> None:
-    redacted = redact_card_numbers(f"{prefix}{number}{suffix}")
-    last4 = re.sub(r"\D", "", number)[-4:]
-    assert re.sub(r"\D", "", redacted) == last4
-    assert f"****{last4}" in redacted
-    assert CARD_NUMBER.search(redacted) is None
-    assert redact_card_numbers(redacted) == redacted
+    """Whatever surrounds it, the number is masked: redacting only ever removes digits, so the
+    number could only survive if the other digits and the kept four could spell it."""
+    assume(not prefix.endswith(("+", "\uff0b")))  # a number after "+" is a phone number's
+    assume(not prefix[-1:].isdecimal() and not suffix[:1].isdecimal())  # glued: another number
+    assume(not is_subsequence(number, digits_of(prefix) + number[-4:] + digits_of(suffix)))
+    text = prefix + data.draw(written(number)) + suffix
+    redacted = redact_card_numbers(text)
+    assert number not in digits_of(redacted), text
+    if not RUNS_ON.match(suffix):  # else a stretch ending in the suffix may be masked with it
+        assert MASK + number[-4:] in redacted
+
+
+@given(text=st.text(st.characters(exclude_categories=["Nd"])))
+def test_text_without_digits_is_unchanged(text: str) -> None:
+    assert redact_card_numbers(text) is text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" * 100_000,
+        "1 " * 50_000,
+        "1." * 50_000,
+        "1" + "." * 100_000,
+        "1\\" * 50_000,
+        "...1 " * 20_000,
+        "1\\u200b" * 14_000,
+        "\\u0031" * 16_000,
+        "4111\u200b" * 20_000,
+        "1" + "      1" * 14_000,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_adversarial_text_of_100_kb_is_read_once(text: str) -> None:
+    """No pattern backtracks over what it read: each of these would take minutes if one did."""
+    redact_card_numbers(text)
+    logged(text)
+
+
+# -- log lines --------------------------------------------------------------------------------
+
+
+def logged(text: str) -> str:
+    """``text`` as a log line after the runtime's filter."""
+    record = logging.LogRecord("tests", logging.INFO, __file__, 0, text, (), None)
+    CardNumberFilter().filter(record)
+    return record.getMessage()
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('< TEXT \'{"text": ...5678 4821 was stolen"}\' [98 bytes]', "...****4821 was stolen"),
+        ('< TEXT \'{"text": ...5673 4821 was stolen"}\' [98 bytes]', "...****4821 was stolen"),
         ('< TEXT \'{"text": "my card 4929 1234 5...', "my card ****..."),
-        ("ends \u20265678 4821", "ends \u2026****4821"),
+        ("ends \u20265673 4821", "ends \u2026****4821"),
         ("...4821", "...4821"),  # four digits are only the last four
+        ("'4929.1234...5673.4821'", "'****...****4821'"),
+        # repr() and JSON escapes count as the characters they stand for
+        ("'my card 4111\\xa01111\\u200b1111\\n1111'", "'my card ****1111'"),
+        ('"\\uff14\\uff11\\uff11\\uff11 1111 1111 1111"', '"****1111"'),
+        ("'\\\\u200b4111\\\\u200b1111\\\\u200b1111\\\\u200b1111'", "'\\\\u200b****1111'"),
     ],
 )
-def test_numbers_cut_by_an_ellipsis_are_masked(text: str, expected: str) -> None:
-    assert expected in redact_card_numbers(text)
+def test_log_lines_mask_cut_numbers_and_escaped_ones(text: str, expected: str) -> None:
+    assert expected in logged(text)
 
 
 @given(number=card_numbers(), data=st.data())
@@ -92,16 +236,12 @@ def test_a_card_number_cut_anywhere_leaves_at_most_four_digits_together(
     number: str, data: st.DataObject
 ) -> None:
     """A truncated repr keeps a head and a tail of the text: neither may show 5+ of its digits."""
-    cut_from = data.draw(st.integers(0, len(number)))
-    cut_to = data.draw(st.integers(cut_from, len(number)))
-    text = f"card {number[:cut_from]}...{number[cut_to:]} end"
-    for run in re.findall(r"\d(?:[\s\-\u2010-\u2015]{0,3}\d)*", redact_card_numbers(text)):
-        assert len(re.sub(r"\D", "", run)) <= 4, text
-
-
-@given(text=st.text(st.characters(blacklist_categories=("Nd",))))
-def test_text_without_digits_is_unchanged(text: str) -> None:
-    assert redact_card_numbers(text) == text
+    shown = data.draw(written(number))
+    cut_from = data.draw(st.integers(0, len(shown)))
+    cut_to = data.draw(st.integers(cut_from, len(shown)))
+    line = logged(f"card {shown[:cut_from]}...{shown[cut_to:]} end")
+    for piece in re.split(r"\.\.\.|[^\d" + re.escape(SEPARATORS) + "]", line):
+        assert len(digits_of(piece)) <= 4, line
 
 
 @pytest.fixture
@@ -124,9 +264,9 @@ def test_arguments_of_every_shape_are_redacted(log: tuple[logging.Logger, io.Str
     logger.debug("heard %r", f"my card is {CARD}")
     logger.info("as int %d", int(CARD))
     logger.info("split %s%s", CARD[:8], CARD[8:])
-    logger.info("%(card)s by name", {"card": "4929-1234-5678-4821"})
+    logger.info("%(card)s by name", {"card": "4929-1234-5673-4821"})
     logger.info(ValueError(f"a message that is an object {CARD}"))
-    logger.info("a bad format call %d", "4929 1234 5678 4821")
+    logger.info("a bad format call %d", "4929 1234 5673 4821")
     output = stream.getvalue()
     assert CARD not in re.sub(r"[\s-]", "", output)
     assert output.count("****4821") == 6
@@ -179,3 +319,201 @@ def test_the_runtime_log_setup_redacts_every_logger(capsys: pytest.CaptureFixtur
     err = capsys.readouterr().err
     assert CARD not in err
     assert err.count("****4821") == 3
+
+
+# -- structured values ------------------------------------------------------------------------
+
+
+class Said(BaseModel):
+    message_id: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Turn:
+    user_id: str
+    said: Said
+    update: dict[str, Any]
+
+
+def test_every_string_at_any_depth_is_masked_but_identifiers_and_keys() -> None:
+    number = "4111 1111 1111 1111"
+    turn = Turn(
+        user_id=number,
+        said=Said(message_id=number, text=f"card {number}"),
+        update={
+            number: [f"a {number}", (number, 4111111111111111)],
+            "id": number,
+            "toolCallId": number,
+            "pending_ids": [number],
+            "paid": number,
+        },
+    )
+    assert redact_values(turn) == Turn(
+        user_id=number,
+        said=Said(message_id=number, text="card ****1111"),
+        update={
+            number: ["a ****1111", ("****1111", 4111111111111111)],
+            "id": number,
+            "toolCallId": number,
+            "pending_ids": [number],
+            "paid": "****1111",
+        },
+    )
+
+
+# -- end to end -------------------------------------------------------------------------------
+
+#: The forms of ``CARD`` a customer may type (the first as in the report that found the leak).
+TYPED = (
+    "4111.1111.1111.1111",
+    "4929.1234.5673.4821",
+    "4929/1234/5673/4821",
+    "4929_1234_5673_4821",
+    "4929,1234,5673,4821",
+    "4929    1234    5673    4821",
+    "4929 / 1234 / 5673 / 4821",
+    "4929\u22121234\u22125673\u22124821",
+    "4929\u200b1234\u200c5673\u200d4821",
+    "4929\u20601234\ufeff5673\u00b74821",
+    "\uff14\uff19\uff12\uff19 \uff11\uff12\uff13\uff14 5673 4821",
+)
+NUMBERS = ("4111111111111111", CARD)
+_ESCAPED = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8}))")
+
+
+def leaked(text: str) -> list[str]:
+    """The lines of ``text`` holding 12 digits of a number of ``NUMBERS`` in a row, whatever
+    separates them, escaped or not (the kept last four can never make 12)."""
+    found = []
+    for line in text.splitlines():
+        line = _ESCAPED.sub(lambda m: chr(int("".join(filter(None, m.groups())), 16)), line)
+        plain = re.sub(r"[^\w*]|_", "", "".join(digits_of(c) or c for c in line))
+        windows = {n[i : i + 12] for n in NUMBERS for i in range(len(n) - 11)}
+        if any(window in plain for window in windows):
+            found.append(line)
+    return found
+
+
+def database_text(folder: Path) -> str:
+    """The raw bytes of every SQLite file in ``folder`` (the database, its -wal, -shm), as text."""
+    return "\n".join(
+        path.read_bytes().decode("utf-8", errors="replace")
+        for path in sorted(folder.glob("sessions.db*"))
+    )
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``a2ui-runtime serve`` over the project's plugins at DEBUG, with an SQLite checkpointer
+    and an audit file in ``tmp_path``; yields its address and ``tmp_path`` (``server.log``)."""
+    database = f"sqlite:{tmp_path / 'sessions.db'}"
+    args = ("--log-level", "DEBUG", "--checkpointer", database)
+    with (
+        (tmp_path / "server.log").open("wb") as log,
+        runtime_server(*args, "--audit-file", str(tmp_path / "audit.jsonl"), log=log) as served,
+    ):
+        yield served[0], tmp_path
+
+
+def test_a_lost_card_session_stores_logs_audits_and_sends_no_card_number(
+    served: tuple[str, Path],
+) -> None:
+    address, folder = served
+    frames = []
+    for typed in TYPED:  # a session each: a second request would wait for the first's answer
+        with RuntimeClient(address, agent="lost_card") as client:
+            client.receive_turn()
+            client.say(f"my card is {typed}, freeze it")
+            frames += client.received
+    thread = uuid.uuid4().hex
+    said = {"id": "m1", "role": "user", "content": f"my card is {TYPED[0]}, freeze it"}
+    frames += post_run(f"http://{address}/agui/lost_card", thread, messages=[said])
+    stored, log = database_text(folder), (folder / "server.log").read_text()
+    assert "heard 'my card is ****1111, freeze it'" in log  # the words were logged, masked
+    assert "my card is ****4821, freeze it" in stored  # and stored, masked
+    assert leaked(stored) == []
+    assert leaked(log) == []
+    assert leaked((folder / "audit.jsonl").read_text()) == []
+    assert leaked("\n".join(json.dumps(f, ensure_ascii=False) for f in frames)) == []
+
+
+#: A plugin whose agent recalls a card number by itself (as a model echoing a tool's answer).
+LEAKY = {
+    "__init__.py": "",
+    "plugin.py": f'''
+from typing import Any
+
+from langgraph.config import get_store
+from langgraph.graph import END, START, StateGraph
+
+from runtime.contracts import CommonState, event
+from runtime.plugin import PluginBase
+
+CARD = "{" ".join(CARD[i : i + 4] for i in range(0, 16, 4))}"
+
+
+class LeakyPlugin(PluginBase):
+    plugin_id = "leaky"
+    title = "Leaky"
+
+    def build_graph(self) -> StateGraph[Any]:
+        graph = StateGraph(CommonState)
+        graph.add_node("recall", recall)
+        graph.add_edge(START, "recall")
+        graph.add_edge("recall", END)
+        return graph
+
+
+def recall(state: CommonState) -> dict[str, Any]:
+    get_store().put(("cards",), "recalled", {{"number": CARD}})
+    line = f"Your card {{CARD}} is frozen."
+    update = {{"surfaceId": "leaky", "value": {{"card": CARD}}}}
+    model = {{"version": "v0.9", "updateDataModel": update}}
+    return {{
+        "ui": {{"leaky": [model]}},
+        "outbox": [
+            event("server.voice.say", text=line),
+            event("server.transcript.final", text=line),
+            event("server.a2ui.patch", **model),
+            event("server.audit.event", action="leaky.recalled", card=CARD),
+        ],
+    }}
+''',
+}
+
+
+def test_what_a_plugin_writes_itself_is_masked_everywhere(
+    start_server: ServerFactory, plugins_dir: Path, write_plugin: PluginWriter, tmp_path: Path
+) -> None:
+    """Its state (the checkpoint), its store, the wire and the audit log."""
+    write_plugin(plugins_dir, "leaky", LEAKY)
+    audit = tmp_path / "audit.jsonl"
+    database = f"sqlite:{tmp_path / 'sessions.db'}"
+    with start_server(audit_file=audit, checkpointer=database) as address:
+        with RuntimeClient(address, agent="leaky") as client:
+            client.receive_turn()
+            client.say("what is my card?")
+            frames = list(client.received)
+        frames += post_run(f"http://{address}/agui/leaky", uuid.uuid4().hex)
+    assert "****4821" in json.dumps(frames)
+    assert leaked("\n".join(json.dumps(f, ensure_ascii=False) for f in frames)) == []
+    assert "****4821" in audit.read_text()
+    assert leaked(audit.read_text()) == []
+    stored = database_text(tmp_path)
+    assert '{"number":"****4821"}' in stored  # the store's row
+    assert "Your card ****4821 is frozen." in stored  # the checkpoint's outbox
+    assert leaked(stored) == []
+
+
+def test_click_data_is_masked_before_the_plugin_sees_it(
+    start_server: ServerFactory, tmp_path: Path
+) -> None:
+    with start_server(checkpointer=f"sqlite:{tmp_path / 'sessions.db'}") as address:
+        with RuntimeClient(address, agent="echo") as client:
+            client.receive_turn()
+            client.send("client.ui.action", actionId="echo.press", data={"card": TYPED[2]})
+            client.receive_turn()
+        stored = database_text(tmp_path)
+    assert "pressed echo.press {'card': '****4821'}" in stored
+    assert leaked(stored) == []

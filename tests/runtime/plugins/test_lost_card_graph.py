@@ -275,7 +275,7 @@ def test_a_branch_near_the_town_named(turns: Turns) -> None:
 
 
 def test_a_card_number_said_is_kept_redacted_in_the_messages(turns: Turns) -> None:
-    turns.say("my card 4929 1234 5678 4821 was stolen")
+    turns.say("my card 4929 1234 5673 4821 was stolen")
     said = [m.content for m in turns.state["messages"] if isinstance(m, HumanMessage)]
     assert said == ["my card ****4821 was stolen"]
 

@@ -171,8 +171,8 @@ def test_mortgage_and_lost_card_actions_never_collide(server: str) -> None:
     assert "belongs to 'lost_card'" in refused["payload"]["message"]
 
 
-CARD = "4929123456784821"
-TYPED = ("4929 1234 5678 4821", "4929-1234-5678-4821", CARD)
+CARD = "4929123456734821"  # Luhn-valid, as a real card number is
+TYPED = ("4929 1234 5673 4821", "4929-1234-5673-4821", CARD)
 
 
 @pytest.fixture
