@@ -240,9 +240,9 @@ class Session:
     async def turn(self, engine: TurnEngine, request: TurnRequest) -> None:
         """Run one turn and deliver its outbox between thinking true/false; a device tool call
         is sent to the client and the turn resumed with its answer (``runtime.device_tools``).
-        Each run is kept once delivered: a run the client left before it was delivered is dropped
-        (see ``TurnEngine.stream``). A device tool call it left waiting fails when the session
-        is next opened (``resume``)."""
+        Each finished run is committed before it is delivered (see ``TurnEngine.stream``), so a
+        client that left meanwhile sees it on reconnect. A device tool call it left waiting fails
+        when the session is next opened (``resume``)."""
         await self.send(thinking(True))
         try:
             while (calls := await self._run(engine, request)) and not self.gone:
@@ -272,7 +272,7 @@ class Session:
                     delivery = turn_delivery(result.outbox, mode=self.mode, surfaces=self.surfaces)
                 await self.deliver(delivery)
                 if self.gone:
-                    return None  # not delivered: the engine drops the run
+                    return None  # kept, not delivered: no device is left to answer a tool call
         return calls
 
     async def ask_again(self) -> None:

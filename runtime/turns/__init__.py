@@ -42,10 +42,11 @@ Policy (``runtime.policy.RunPolicy``, per plugin; docs/run-policy.md): each turn
 recursion limit, a deadline, a token budget per session and a number of tool calls; past one, the
 result carries ``TurnError(code)`` (``recursion_limit``, ``deadline_exceeded``,
 ``budget_exhausted``, ``tool_limit``; ``agent_error`` when the plugin raises), the outbox starts
-with ``server.error`` and ``state`` is the state from before the turn. A turn's checkpoints are
-written only when the transport asks for what follows ``TurnFinished`` (``TurnWrites``): a
-transport that stops iterating before (its client left during delivery) drops the turn. Always
-iterate ``stream`` to its end (no ``break``), e.g. inside ``contextlib.aclosing``.
+with ``server.error`` and ``state`` is the state from before the turn. Commit before telling: a
+successful turn's checkpoints are written (``TurnWrites.commit``) before ``TurnFinished`` is
+yielded, so a transport only ever delivers or audits what the database holds; a failed turn, or a
+stream closed before ``TurnFinished`` (the run is cancelled), is never written. Iterate ``stream``
+inside ``contextlib.aclosing`` so an abandoned run is cancelled at once.
 
 Engine events (``runtime.turns.events``) come from LangGraph's ``stream_mode=["messages",
 "updates", "values"]`` with ``subgraphs=True``, so an imported agent's tokens and tool calls are

@@ -23,6 +23,7 @@ from runtime.contracts import CommonState, Mode, PendingAction, ServerEventDict,
 from runtime.discovery import Graph
 from runtime.observability import run_config
 from runtime.plugin import PluginBase
+from runtime.redaction import redact_values
 from runtime.turns.approvals import approval_events
 from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
 from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
@@ -248,11 +249,16 @@ class TurnEngine:
         self, request: TurnRequest, *, events: bool = False
     ) -> AsyncGenerator[EngineEvent, None]:
         """Run one turn; yield its events as they happen (``events=True``) and, last,
-        ``TurnFinished``. Hold ``self.lock``, and consume the stream to its end: the turn's writes
-        are kept once the transport asks for what follows ``TurnFinished`` (if it stops before,
-        the turn leaves no trace)."""
+        ``TurnFinished``. Hold ``self.lock``.
+
+        A finished turn's writes are committed *before* ``TurnFinished`` is yielded, so nothing
+        of it reaches the client or the audit log unless the database already holds it: a crash
+        while the transport delivers it, or a client that left, loses no turn the customer may
+        have seen (the client sees it on reconnect). A failed turn, or one whose transport stops
+        iterating before it finished, is never committed and leaves no trace."""
         if not self.lock.locked():
             raise RuntimeError("hold the engine's lock while a turn runs")
+        request = redact_values(request)  # no card number reaches the graph, its state or store
         inputs = await self._inputs(request)
         policy = self.plugin.run_policy
         guard = TurnGuard(policy, await self._tokens_before())
@@ -295,9 +301,9 @@ class TurnEngine:
             ]
             result = TurnResult(outbox, state, waiting)
         self._spend(guard.tokens)
-        yield TurnFinished(result)
         if result.error is None:
             await asyncio.to_thread(writes.commit)
+        yield TurnFinished(result)
 
     async def _agent_error(self, exc: Exception) -> TurnResult:
         logger.error(

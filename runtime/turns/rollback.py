@@ -2,12 +2,14 @@
 
 The engine runs each turn with a ``TurnWrites`` in front of the runtime's checkpointer (LangGraph
 lends a run's checkpointer to its subgraphs, so an imported agent's own state is covered too).
-Reads see the turn's writes; ``commit`` writes them through, in order, once the transport has
-taken the turn's result. A failed turn (an exception, a limit, the deadline, a client gone before
-delivery) is never committed, so the session stays as it was before the turn: no rollback I/O,
-and with ``durability="exit"`` a successful turn writes what it wrote before. A plugin that
-handles a subgraph's failure itself (an imported agent that raised, shown on an error screen)
-drops what that subgraph wrote with ``forget_writes``, and keeps the rest of the turn.
+Reads see the turn's writes; ``commit`` writes them through, in order, once the turn has finished
+and before its result reaches the transport. A failed turn (an exception, a limit, the deadline, a
+run abandoned before it finished) is never committed, so the session stays as it was before the
+turn: no rollback I/O, and with ``durability="exit"`` a successful turn writes what it wrote
+before. A plugin that handles a subgraph's failure itself (an imported agent that raised, shown on
+an error screen) drops what that subgraph wrote with ``forget_writes``, and keeps the rest of the
+turn. Every value is held with its card numbers masked (``runtime.redaction``), so none reaches
+the database, whichever node wrote it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from langgraph.checkpoint.base import (
     get_checkpoint_id,
 )
 
+from runtime.redaction import redact_values
 from runtime.savers import SyncBackedSaver
 
 Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
@@ -140,6 +143,7 @@ class TurnWrites(SyncBackedSaver[Any]):
     ) -> RunnableConfig:
         thread, ns = _where(config)
         kept = copy_checkpoint(checkpoint)
+        kept["channel_values"] = redact_values(kept["channel_values"])
         saved: RunnableConfig = {
             "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
         }
@@ -165,6 +169,7 @@ class TurnWrites(SyncBackedSaver[Any]):
     ) -> None:
         thread, ns = _where(config)
         key = (thread, ns, str(get_checkpoint_id(config)))
+        writes = [(channel, redact_values(value)) for channel, value in writes]
         self._writes[key] = merge_writes(
             self._writes.get(key, []), [(task_id, c, v) for c, v in writes]
         )

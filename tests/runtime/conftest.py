@@ -9,9 +9,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import httpx
 import pytest
@@ -130,25 +130,39 @@ def memo_plugins(plugins_dir: Path) -> Path:
 
 
 @contextmanager
-def runtime_process(*args: str) -> Iterator[str]:
-    """``a2ui-runtime serve ARGS`` in its own process on a free port; yields ``host:port``."""
+def runtime_server(
+    *args: str, module: str = "runtime.cli", log: BinaryIO | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``a2ui-runtime serve ARGS`` in its own process on a free port: ``host:port`` once it
+    answers, and the process (a test may kill it; stopped on exit otherwise). ``module`` is what
+    ``python -m`` runs instead of the CLI (a test's wrapper around it); ``log`` takes its output
+    (else its stderr is kept to say why it did not start)."""
     port = free_port()
-    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *args]
+    command = [sys.executable, "-m", module, "serve", "--port", str(port), *args]
     address = f"127.0.0.1:{port}"
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, stderr=log)
+    with ExitStack() as stack:
+        output = log or stack.enter_context(tempfile.TemporaryFile())
+        process = subprocess.Popen(command, stdout=log, stderr=output)
         try:
             deadline = time.monotonic() + PROCESS_START_TIMEOUT_S
             while True:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    tail = log.read().decode(errors="replace")[-2000:]
+                    output.flush()
+                    output.seek(0)
+                    tail = output.read().decode(errors="replace")[-2000:]
                     raise RuntimeError(f"the runtime process on {address} did not start:\n{tail}")
                 with suppress(httpx.HTTPError):
                     if httpx.get(f"http://{address}/health", timeout=1).status_code == 200:
                         break
                 time.sleep(0.05)
-            yield address
+            yield address, process
         finally:
             process.terminate()
             process.wait(timeout=PROCESS_START_TIMEOUT_S)
+
+
+@contextmanager
+def runtime_process(*args: str, module: str = "runtime.cli") -> Iterator[str]:
+    """``runtime_server``'s address alone."""
+    with runtime_server(*args, module=module) as (address, _):
+        yield address

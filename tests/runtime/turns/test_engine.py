@@ -147,3 +147,42 @@ def test_a_breakpoint_waits_for_approval_and_a_refusal_drops_the_step(drive: Dri
     assert refused.state["domain"]["gated"]["sent"] == 1
     with pytest.raises(UnknownInterrupt):
         gated.turn(TurnRequest.answer({again.id: True}))
+
+
+def test_a_finished_turn_is_in_the_database_before_the_transport_hears_of_it(
+    drive: Drive,
+) -> None:
+    """Commit before telling: when ``TurnFinished`` reaches a transport, the runtime's own
+    checkpointer (not the turn's held writes) already holds the turn."""
+    driver = drive("echo")
+    driver.start()
+    engine = driver.engine
+    seen: list[object] = []
+
+    async def until_finished() -> None:
+        async for item in engine.stream(TurnRequest.say("hello")):
+            if isinstance(item, TurnFinished):
+                stored = engine.context.registry.checkpointer.get_tuple(engine.config)
+                assert stored is not None
+                seen.append(stored.checkpoint["channel_values"]["domain"]["echo"]["heard"])
+
+    driver.call(until_finished)
+    assert seen == [["welcome", "hello"]]
+
+
+def test_a_turn_whose_transport_stops_at_its_result_is_kept(drive: Drive) -> None:
+    """A client that left while its result was being delivered (the transport closes the stream
+    on ``TurnFinished``) sees the turn on reconnect: it is never rolled back."""
+    driver = drive("echo")
+    driver.start()
+
+    async def stop_at_result() -> None:
+        stream = driver.engine.stream(TurnRequest.say("kept"))
+        async for item in stream:
+            if isinstance(item, TurnFinished):
+                break
+        await stream.aclose()
+
+    driver.call(stop_at_result)
+    opening = driver.call(driver.engine.open)
+    assert opening.state["domain"]["echo"]["heard"] == ["welcome", "kept"]
