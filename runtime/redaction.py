@@ -41,10 +41,11 @@ Identifiers are left alone in structured data (``redact_values``): a value under
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar, cast
 
 from pydantic import BaseModel
@@ -116,6 +117,8 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None
 }
 
 T = TypeVar("T")
+#: Values that hold no text: most of a state's leaves, returned at once.
+_SCALARS: Final = frozenset({type(None), bool, int, float})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,37 +304,46 @@ def redact_card_numbers(text: str) -> str:
 
 def redact_values(value: T) -> T:
     """``value`` with every string in it masked (``redact_card_numbers``), at any depth: mappings,
-    lists, tuples, dataclasses and pydantic models are copied, anything else is kept as is.
+    lists, tuples, dataclasses and pydantic models holding a card number are copied, anything else
+    is returned as it is (the same object: masking a turn's state costs a walk, not a copy).
     Keys and identifiers (values under ``id``, ``*Id``, ``*_id``) are never changed."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, str):
         return cast(T, redact_card_numbers(value))
     if isinstance(value, Mapping):
-        return cast(T, {k: _redact_field(k, v) for k, v in value.items()})
-    if isinstance(value, list):
-        return cast(T, [redact_values(item) for item in value])
-    if isinstance(value, tuple) and type(value) is tuple:  # a named tuple is kept as is
-        return cast(T, tuple(redact_values(item) for item in value))
+        changes = _changed_fields(value.items())
+        return cast(T, {**value, **changes}) if changes else value
+    if isinstance(value, list | tuple) and type(value) in (list, tuple):  # not a named tuple
+        items = [redact_values(item) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return cast(T, items if isinstance(value, list) else tuple(items))
     if isinstance(value, BaseModel):
-        return cast(T, _redact_model(value))
+        # Not validated again: every value keeps its type (a string stays a string).
+        changes = _changed_fields(value)
+        return cast(T, value.model_copy(update=changes)) if changes else value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {
-            f.name: _redact_field(f.name, getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if f.init
-        }
-        return cast(T, dataclasses.replace(value, **fields))
+        fields = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value) if f.init)
+        changes = _changed_fields(fields)
+        return cast(T, dataclasses.replace(value, **changes)) if changes else value
     return value
 
 
-def _redact_model(model: BaseModel) -> BaseModel:
-    # Not validated again: every value keeps its type (a string stays a string).
-    return model.model_copy(update={name: _redact_field(name, value) for name, value in model})
+def _changed_fields(fields: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
+    """The fields whose values hold a card number, masked (identifiers are left alone)."""
+    changes = {}
+    for name, value in fields:
+        if isinstance(name, str) and _is_identifier(name):
+            continue
+        if (masked := redact_values(value)) is not value:
+            changes[name] = masked
+    return changes
 
 
-def _redact_field(name: Any, value: Any) -> Any:
-    if isinstance(name, str) and _IDENTIFIER.search(name):
-        return value
-    return redact_values(value)
+@functools.lru_cache(maxsize=1024)
+def _is_identifier(name: str) -> bool:
+    return _IDENTIFIER.search(name) is not None
 
 
 def _redact_log_text(text: str) -> str:
