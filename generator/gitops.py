@@ -11,9 +11,11 @@ vetted (``clone_commands``) also runs no hook and no credential helper, and may 
 only when the user gave a local source. Hooks of the user's own repository still run: its
 pre-commit hooks check the commit ``--branch`` makes like any other.
 
-``git`` raises an ``AgentImportError`` with git's own last line, so the CLI prints one clear line;
-``query`` is for read-only questions whose failure is an answer ("not a repository", "no such
-commit").
+``git`` raises an ``AgentImportError`` with git's own last line, so the CLI prints one clear line
+(``git_bytes`` is the same for commands whose input or output is not text); ``query`` is for
+read-only questions whose failure is an answer ("not a repository", "no such commit"). A caller's
+``env`` adds variables (the template's own repository reads no user settings, say) and never
+replaces one of the settings above.
 """
 
 from __future__ import annotations
@@ -53,22 +55,36 @@ class Command(NamedTuple):
     env: dict[str, str]
 
 
-def git(root: Path, *args: str, stdin: str | None = None) -> str:
+def git(
+    root: Path, *args: str, stdin: str | None = None, env: Mapping[str, str] | None = None
+) -> str:
     """Run ``git -C root ARGS``; its stdout, without trailing whitespace."""
-    done = _run(_command(root, args), stdin=stdin)
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise AgentImportError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
-    return done.stdout.rstrip()
+    return _text(git_bytes(root, *args, stdin=(stdin or "").encode(), env=env)).rstrip()
 
 
-def query(root: Path, *args: str) -> str | None:
+def git_bytes(
+    root: Path, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None
+) -> bytes:
+    """``git`` fed and answering bytes: ``cat-file --batch`` and ``fast-import`` carry commit
+    messages and file contents in any encoding."""
+    return _checked(args, _run(_command(root, args, env=env), stdin=stdin))
+
+
+def query(root: Path, *args: str, env: Mapping[str, str] | None = None) -> str | None:
     """Stdout of a quick read-only ``git -C root ARGS``, or ``None`` if git failed or hung."""
     try:
-        done = _run(_command(root, args), timeout=10)
+        done = _run(_command(root, args, env=env), timeout=10)
     except (AgentImportError, subprocess.TimeoutExpired):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return _text(done.stdout).strip() if done.returncode == 0 else None
+
+
+def clone_local(repo: Path, dest: Path) -> None:
+    """Clone the local repository ``repo`` (this project's own checkout, never a source) into
+    ``dest`` through git's pack transport (``--no-local``): the clone arrives packed, as one
+    from a git server does, and never hardlinks, so ``dest`` may be on another filesystem."""
+    args = ["clone", "--quiet", "--no-local", "--", str(repo), str(dest)]
+    _checked(args, _run(_command(None, args, config=_CLONE_CONFIG, protocols=("file",))))
 
 
 def check_ref(ref: str) -> str:
@@ -223,20 +239,21 @@ def _command(
     settings = [part for setting in (*_CONFIG, *config) for part in ("-c", setting)]
     where = ["-C", str(root)] if root is not None else []
     allowed = {"GIT_ALLOW_PROTOCOL": ":".join(protocols)}
+    # The settings every call has come last: a caller's variables never replace them.
     return Command(
-        ["git", *settings, *where, *args], {**os.environ, **_ENV, **allowed, **(env or {})}
+        ["git", *settings, *where, *args], {**os.environ, **(env or {}), **_ENV, **allowed}
     )
 
 
 def _run(
-    command: Command, *, stdin: str | None = None, timeout: float | None = None
-) -> subprocess.CompletedProcess[str]:
+    command: Command, *, stdin: bytes = b"", timeout: float | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``command`` with ``stdin`` as its whole input (never the terminal's)."""
     try:
         return subprocess.run(
             command.argv,
-            input=stdin or "",
+            input=stdin,
             capture_output=True,
-            text=True,
             env=command.env,
             timeout=timeout,
             check=False,
@@ -245,13 +262,25 @@ def _run(
         raise AgentImportError("git is not installed") from None
 
 
+def _checked(args: Sequence[str], done: subprocess.CompletedProcess[bytes]) -> bytes:
+    """``done``'s stdout, or an ``AgentImportError`` with git's last line if it failed."""
+    if done.returncode != 0:
+        lines = _text(done.stderr or done.stdout).strip().splitlines()
+        raise AgentImportError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
+    return done.stdout
+
+
+def _text(output: bytes) -> str:
+    return output.decode(errors="replace")
+
+
 def _check_ref_format(*args: str) -> str | None:
     """What ``git check-ref-format ARGS`` prints (nothing for a plain name), None if it refuses
     (or could not be asked: no argument of a process holds a NUL)."""
     if any("\0" in arg for arg in args):
         return None
     done = _run(_command(None, ["check-ref-format", *args]))
-    return done.stdout.strip() if done.returncode == 0 else None
+    return _text(done.stdout).strip() if done.returncode == 0 else None
 
 
 def _shown(value: str) -> str:

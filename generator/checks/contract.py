@@ -10,15 +10,16 @@ commit (the ``plugins`` nox session imports and runs them). Every plugin folder 
   a string, or a name the manifest (or ``plugin.py``) sets to one.
 
 **Imported plugins** must also keep what ``copier update`` and ``agent-import update`` need. A
-plugin declares itself imported by setting ``STRATEGY`` in its manifest (the template writes
-``STRATEGY = "wrapper"``, ``"subgraph"`` or ``"port"``); a folder holding ``.copier-answers.yml``
-counts as imported too, so deleting either marker alone is caught. An imported plugin needs
-``.copier-answers.yml`` with Copier's ``_src_path`` and ``_commit``, and a ``plugin_id``,
-``strategy``, ``graph_id`` and ``source_commit`` that agree with the folder, the manifest and
-``agent.json``, and ``screens`` recording each screen file by its git blob id as generated (the
-base of the next update's merge); and ``agent.json``, ``requirements.txt`` and the vendored
-``src/``. The offline smoke test is not part of the folder: ``plugins`` runs it on every plugin.
-Hand-written plugins (``mortgage``, ``lost_card``) set no ``STRATEGY`` and have no answers file.
+folder holding ``.copier-answers.yml`` or ``agent.json`` is an imported plugin, so deleting either
+alone is caught. It needs ``.copier-answers.yml`` with Copier's ``_src_path`` and ``_commit``, a
+``plugin_id`` that is the folder name, a ``strategy`` the template knows, a full
+``source_commit``, and ``agent_file`` and ``screens`` recording ``agent.json`` and each screen
+file by its git blob id as generated (the base of the next update's merge); an ``agent.json`` the
+runtime reads (``runtime.adapters.agent.AgentSpec``: data, checked without running anything);
+``requirements.txt`` and the vendored ``src/``. The answers and ``agent.json`` share no value, so
+there is nothing to keep in agreement between them. The offline smoke test is not part of the
+folder: ``plugins`` runs it on every plugin. Hand-written plugins (``mortgage``, ``lost_card``)
+have neither file.
 
 A path belongs to the plugin folder named by the segment after its first ``plugins`` segment
 (``runtime/plugins/<id>/...``); other paths, and folders starting with ``.`` or ``_``, are skipped.
@@ -28,18 +29,18 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
 
 import runtime
+from runtime.adapters.agent import AgentFileError, load_agent_spec
 from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
 from runtime.layout import (
     AGENT_FILE,
@@ -47,6 +48,7 @@ from runtime.layout import (
     REQUIREMENTS_FILE,
     SCREENS_FOLDER,
     SOURCE_FOLDER,
+    Strategy,
 )
 
 PLUGINS_SEGMENT = "plugins"
@@ -54,7 +56,7 @@ MANIFEST = "__init__.py"
 PLUGIN_MODULE = "plugin.py"
 #: What an imported plugin needs besides the answers file.
 IMPORTED_PATHS = (AGENT_FILE, REQUIREMENTS_FILE, f"{SOURCE_FOLDER}/")
-STRATEGIES = ("wrapper", "subgraph", "port")
+STRATEGIES = get_args(Strategy)
 PLUGIN_BASE = ("runtime.plugin", "PluginBase")
 #: Modules whose source is followed to find a class's bases: this package's own.
 FOLLOWED_PACKAGE = "runtime"
@@ -93,10 +95,8 @@ def plugin_folders(paths: Sequence[Path]) -> list[Path]:
 def check(folder: Path) -> list[str]:
     """Every contract problem of one plugin folder, one line each, naming the file."""
     problems = list(_plugin_problems(folder))
-    manifest = _module(folder / MANIFEST)
-    strategy = manifest.literal("STRATEGY") if manifest else None
-    if strategy is not None or (folder / ANSWERS_FILE).exists():
-        problems += _imported_problems(folder, strategy)
+    if (folder / ANSWERS_FILE).exists() or (folder / AGENT_FILE).exists():
+        problems += _imported_problems(folder)
     return problems
 
 
@@ -135,16 +135,16 @@ def _plugin_problems(folder: Path) -> Iterator[str]:
         yield f"{where}: plugin_id {plugin_id!r} must equal the folder name {folder.name!r}"
 
 
-def _imported_problems(folder: Path, strategy: str | None) -> Iterator[str]:
+def _imported_problems(folder: Path) -> Iterator[str]:
     """What ``copier update`` and ``agent-import update`` need of an imported plugin."""
     for name in IMPORTED_PATHS:
         if not (folder / name).exists():
             yield f"{folder / name}: missing (an imported plugin keeps it)"
-    if strategy not in STRATEGIES:
-        yield (
-            f"{folder / MANIFEST}: STRATEGY must be one of {', '.join(STRATEGIES)} "
-            f"(an imported plugin declares how it runs the agent), not {strategy!r}"
-        )
+    if (folder / AGENT_FILE).is_file():
+        try:
+            load_agent_spec(folder)
+        except AgentFileError as exc:
+            yield str(exc)
     path = folder / ANSWERS_FILE
     if not path.is_file():
         yield (
@@ -160,23 +160,25 @@ def _imported_problems(folder: Path, strategy: str | None) -> Iterator[str]:
     if not isinstance(answers, dict):
         yield f"{path}: must be a YAML mapping"
         return
-    yield from _answers_problems(path, answers, folder, strategy)
+    yield from _answers_problems(path, answers, folder)
 
 
-def _answers_problems(
-    path: Path, answers: dict[str, Any], folder: Path, strategy: str | None
-) -> Iterator[str]:
+def _answers_problems(path: Path, answers: dict[str, Any], folder: Path) -> Iterator[str]:
     for key in ("_src_path", "_commit"):
         if not answers.get(key):
             yield f"{path}: no {key}: not written by Copier, so `copier update` cannot update it"
-    expected = {"plugin_id": folder.name, "strategy": strategy}
-    for key, value in expected.items():
-        if answers.get(key) != value:
-            source = "folder name" if key == "plugin_id" else f"{MANIFEST}'s STRATEGY"
-            yield f"{path}: {key} {answers.get(key)!r} differs from the {source} {value!r}"
-    commit = answers.get("source_commit", "")
-    if commit and not (isinstance(commit, str) and _SHA.fullmatch(commit)):
-        yield f"{path}: source_commit {commit!r} is not a full commit sha"
+    if answers.get("plugin_id") != folder.name:
+        shown = answers.get("plugin_id")
+        yield f"{path}: plugin_id {shown!r} differs from the folder name {folder.name!r}"
+    if answers.get("strategy") not in STRATEGIES:
+        yield (
+            f"{path}: strategy must be one of {', '.join(STRATEGIES)} (how the plugin runs its "
+            f"agent), not {answers.get('strategy')!r}"
+        )
+    for key, what in (("source_commit", "a full commit sha"), ("agent_file", "a git blob id")):
+        value = answers.get(key, "")
+        if value and not (isinstance(value, str) and _SHA.fullmatch(value)):
+            yield f"{path}: {key} {value!r} is not {what}"
     screens = answers.get("screens")
     if not isinstance(screens, dict):
         screens = {}
@@ -187,15 +189,6 @@ def _answers_problems(
             yield f"{path}: screens.{name} must be the git blob id of {screen.name} as generated"
         if not screen.is_file():
             yield f"{screen}: missing ({ANSWERS_FILE} records it)"
-    agent = folder / AGENT_FILE
-    try:
-        spec = json.loads(agent.read_text(encoding="utf-8")) if agent.is_file() else {}
-    except (OSError, ValueError) as exc:
-        yield f"{agent}: not valid JSON: {exc}"
-        return
-    for key in ("strategy", "graph_id"):
-        if isinstance(spec, dict) and key in spec and spec[key] != answers.get(key):
-            yield f"{agent}: {key} {spec[key]!r} differs from {ANSWERS_FILE}'s {answers.get(key)!r}"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.pipeline.demo import run_demo
+    from generator.pipeline.demo import run_import_demo
     from generator.repository import find_root
 
-    return run_demo(find_root(Path.cwd()), example=args.example, out=sys.stdout)
+    return run_import_demo(find_root(Path.cwd()), example=args.example, out=sys.stdout)

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.repository import check_plugin_id, find_root
     from generator.validate.environment import env_python, install_approved
     from generator.validate.plugin import validate
-    from runtime.layout import PLUGINS_FOLDER
+    from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
 
     check_plugin_id(args.plugin_id)
     root = find_root(Path.cwd())
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         raise AgentImportError(f"no plugin {args.plugin_id!r} in {root / PLUGINS_FOLDER}")
     python = env_python(root, args.plugin_id)
     if args.approve_deps:
-        python = install_approved(root, args.plugin_id, folder / "requirements.txt")
+        python = install_approved(root, args.plugin_id, folder / REQUIREMENTS_FILE)
     report = validate(folder, python=python)
     print(report.model_dump_json(indent=2) if args.json else report.describe())
     return 0 if report.ok else 1

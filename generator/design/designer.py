@@ -31,7 +31,7 @@ from generator.design.mapping import FieldMapping, heuristic_mapping, mapping_pr
 from generator.design.models import Design, DesignContent, DesignHeader, Provenance
 from generator.design.options import DesignOptions
 from generator.design.prompt import Prompt, design_prompt
-from generator.design.repair import InvalidAnswer, Outcome, ask_valid
+from generator.design.repair import InvalidAnswer, ModelResult, ask_valid
 from generator.errors import AgentImportError
 from generator.models import Inspection
 from generator.repository import check_plugin_id
@@ -228,7 +228,7 @@ class _Models:
         self._down: str | None = None  # why no model can answer, once known
         self.cache = AnswerCache(options.cache_dir) if options.use_cache else None
 
-    def map_fields(self, facts: AgentFacts) -> tuple[FieldMapping, Outcome[FieldMapping]]:
+    def map_fields(self, facts: AgentFacts) -> tuple[FieldMapping, ModelResult[FieldMapping]]:
         """The model's mapping, else the heuristic one with the model's failure as its reason."""
         outcome = self.ask(
             "mapping",
@@ -254,23 +254,23 @@ class _Models:
         *,
         repairs: int,
         on_text: OnText | None = None,
-    ) -> Outcome[T]:
+    ) -> ModelResult[T]:
         """A valid answer from the cache or the model, or why there is none."""
         kind = f"{purpose}s"
         if self.cache is not None:
             cached = self.cache.get(kind, prompt.sha256, model_id)
             if cached is not None:
                 try:
-                    return Outcome(value=parse(json.dumps(cached)), cached=True)
+                    return ModelResult(value=parse(json.dumps(cached)), cached=True)
                 except InvalidAnswer:
                     pass  # valid when stored, not under today's rules: ask again
         if self._down is not None:
-            return Outcome(failure=self._down, failure_everywhere=True)
+            return ModelResult(failure=self._down, failure_everywhere=True)
         try:
             client = self._client or connect(self.options.bedrock)
         except BedrockUnavailable as exc:
             self._down = str(exc)
-            return Outcome(failure=self._down, failure_everywhere=True)
+            return ModelResult(failure=self._down, failure_everywhere=True)
         self._client = client
         conversation = Conversation(
             client,

@@ -29,8 +29,9 @@ class InvalidAnswer(Exception):
 
 
 @dataclass
-class Outcome(Generic[T]):
-    """A valid value, or why there is none; plus every answer paid for on the way."""
+class ModelResult(Generic[T]):
+    """What asking a model came to: a valid value, or why there is none; plus every answer paid
+    for on the way."""
 
     value: T | None = None
     failure: str | None = None
@@ -47,9 +48,9 @@ def ask_valid(
     *,
     purpose: Literal["mapping", "design"],
     repairs: int,
-) -> Outcome[T]:
+) -> ModelResult[T]:
     """Ask, then repair with the exact validation errors; see the module docstring."""
-    outcome: Outcome[T] = Outcome()
+    outcome: ModelResult[T] = ModelResult()
     try:
         reply = conversation.ask()
         while True:

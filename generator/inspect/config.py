@@ -19,11 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generator.errors import AgentImportError
 from generator.inspect.local_packages import linked_folders, project_name
 from generator.models import Warning_
-from generator.paths import find_module, relative, within
+from generator.paths import find_module, is_inside, is_searched_folder, relative, within
 
 CONFIG_NAME = "langgraph.json"
-#: Folders never searched for a config (tools, dependencies, build output).
-_SKIP_DIRS = {"node_modules", "venv", "env", "__pycache__", "site-packages", "dist", "build"}
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 #: Keys of langgraph-cli's config schema that this generator reads or knowingly ignores.
 KNOWN_KEYS = frozenset(
@@ -163,7 +161,7 @@ def _locate(root: Path, config: str | None) -> Path:
 def _find_configs(root: Path) -> list[Path]:
     found = []
     for folder, dirs, files in os.walk(root):  # never follows symlinked folders
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+        dirs[:] = [d for d in dirs if is_searched_folder(d)]
         if CONFIG_NAME in files:
             found.append(Path(folder) / CONFIG_NAME)
     return found
@@ -203,7 +201,7 @@ def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:
     """
     candidates = [p for dep in local for p in (dep / "src", dep)]
     candidates += [folder / "src", folder]
-    candidates += [dep.parent for dep in local if dep.parent.is_relative_to(root)]
+    candidates += [dep.parent for dep in local if is_inside(root, dep.parent)]
     roots: list[Path] = []
     for candidate in candidates:
         if candidate.is_dir() and candidate not in roots:

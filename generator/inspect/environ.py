@@ -18,6 +18,7 @@ from generator.inspect.config import ProjectConfig
 from generator.inspect.imports import reachable_modules
 from generator.inspect.modules import Project, find_nodes
 from generator.models import EnvVar
+from generator.paths import is_inside
 
 _NAME = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 
@@ -87,7 +88,7 @@ def _config_names(project: Project, config: ProjectConfig) -> list[str]:
     folder = project.root / config.folder
     for candidate in (config.env, f"{config.env}.example", ".env.example", ".env.sample"):
         path = Path(os.path.normpath(folder / candidate))
-        text = project.read_optional(path) if path.is_relative_to(project.root) else None
+        text = project.read_optional(path) if is_inside(project.root, path) else None
         if text is not None:
             return [match.group(1) for line in text.splitlines() if (match := _NAME.match(line))]
     return []

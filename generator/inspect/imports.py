@@ -21,6 +21,7 @@ from packaging.utils import canonicalize_name
 from generator.inspect.deps import requirements_file
 from generator.inspect.modules import Module, Project
 from generator.models import Dependency
+from generator.paths import is_searched_folder
 from generator.runtime_packages import provided_modules
 
 #: Import names whose distribution is not named like them (module -> distribution).
@@ -53,8 +54,6 @@ DISTRIBUTIONS = {
 }
 #: Packages shared by several distributions: the first two name parts identify the module.
 _NAMESPACES = frozenset({"google", "azure"})
-#: Folders never read for other requirement files.
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
 _MAX_FILES = 200
 
 
@@ -140,7 +139,7 @@ def _other_requirements(project: Project) -> list[Dependency]:
     found: list[Dependency] = []
     count = 0
     for folder, dirs, files in os.walk(project.root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if is_searched_folder(d))
         for name in sorted(files):
             if name.startswith("requirements") and name.endswith(".txt") and count < _MAX_FILES:
                 count += 1

@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 
 from generator.errors import AgentImportError
 from generator.models import Warning_
-from generator.paths import relative, within
+from generator.paths import is_inside, relative, resolved_inside, within
 
 #: Most folders followed from one config (a guard against link cycles and huge monorepos).
 MAX_LINKED = 50
@@ -102,7 +102,7 @@ def _workspace_member(root: Path, folder: Path, name: str) -> Path | None:
     """The member of the enclosing uv workspace whose project is called ``name``."""
     wanted = canonicalize_name(name)
     for candidate in (folder, *folder.parents):
-        if not candidate.is_relative_to(root):
+        if not is_inside(root, candidate):
             return None
         workspace = table(read_pyproject(candidate), "tool", "uv", "workspace")
         if workspace:
@@ -120,7 +120,7 @@ def _member(root: Path, base: Path, workspace: dict[str, Any], wanted: str) -> P
     }
     for pattern in members:
         for path in sorted(base.glob(pattern)):
-            inside = path.resolve().is_relative_to(root)
+            inside = resolved_inside(root, path)
             if inside and path not in excluded and project_name(path) == wanted:
-                return path.resolve()
+                return inside
     return None

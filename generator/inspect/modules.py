@@ -19,7 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from generator.errors import AgentImportError
 from generator.models import Warning_
-from generator.paths import find_module, relative, within
+from generator.paths import find_module, is_inside, relative, within
 
 #: Files above this size are not parsed (generated code, vendored data).
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -121,7 +121,7 @@ class Project:
         base = importer.path.parent
         for _ in range(level - 1):
             base = base.parent
-        if not base.is_relative_to(self.root):
+        if not is_inside(self.root, base):
             return None
         if not dotted:
             init = base / "__init__.py"

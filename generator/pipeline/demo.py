@@ -9,11 +9,11 @@ through the new plugin over the WebSocket, printed the way a client receives it
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from generator import gitops
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportOptions, import_agent
@@ -39,7 +39,7 @@ EXAMPLES: dict[str, tuple[Say | Click, ...]] = {
 DEFAULT_EXAMPLE = "savings_helper"
 
 
-def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
+def run_import_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
     """Import ``examples/<example>`` into a clone of ``root`` and talk to it; 0 on success."""
     script = EXAMPLES.get(example)
     if script is None:
@@ -64,20 +64,14 @@ def run_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
 def clone_repository(root: Path, dest: Path) -> Path:
     """A clone of the repository's committed state (Copier renders the committed template).
 
-    ``--no-local`` goes through git's pack transport: the clone arrives packed, as one from a Git
-    server does (a local clone keeps a never-packed checkout's objects loose, and Copier's own
-    clones of the scratch repository then cost several times more), and it never hardlinks, so
-    ``dest`` may be on another filesystem (a tmpfs ``/tmp``).
+    The clone is packed, as one from a git server is (``gitops.clone_local``): a local clone
+    would keep a never-packed checkout's objects loose, and Copier's own clones of the scratch
+    repository would then cost several times more.
     """
-    done = subprocess.run(
-        ["git", "clone", "--quiet", "--no-local", str(root), str(dest)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        reason = (done.stderr.strip().splitlines() or ["git clone failed"])[-1]
-        raise AgentImportError(f"cannot clone {root} (a git checkout is needed): {reason}")
+    try:
+        gitops.clone_local(root, dest)
+    except AgentImportError as exc:
+        raise AgentImportError(f"cannot clone {root} (a git checkout is needed): {exc}") from None
     return dest
 
 

@@ -24,7 +24,7 @@ from generator.models import Inspection
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
-from generator.render.template import PluginAnswers, find_template, plugin_answers, render
+from generator.render.template import PluginData, find_template, plugin_data, render
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
 from generator.validate import warm
@@ -36,7 +36,7 @@ from generator.validate.environment import (
     install_approved,
 )
 from generator.validate.plugin import Report, validate
-from runtime.layout import PLUGINS_FOLDER, SOURCE_FOLDER, Strategy
+from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, SOURCE_FOLDER, Strategy
 
 
 class ImportOptions(BaseModel):
@@ -139,19 +139,17 @@ def import_agent(
         with step("render") as note:
             strategy = check_strategy(options.strategy, inspection, screens.graph_id)
             dependencies = check_dependencies(inspection.dependencies)
-            answers = plugin_answers(
+            plugin = plugin_data(
                 screens,
                 inspection,
                 strategy=strategy,
                 requirements=dependencies.lines(),
             )
-            rendered = render(
-                answers, screens=screens_of(screens), template=template, dest=s.folder
-            )
+            rendered = render(plugin, screens=screens_of(screens), template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
-            note.append(_settings_summary(answers))
-            note.extend(f"needs a value: {line}" for line in answers.unset_settings)
+            note.append(_settings_summary(plugin))
+            note.extend(f"needs a value: {line}" for line in plugin.answers.unset_settings)
             note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
@@ -196,14 +194,15 @@ def import_agent(
         commit = None
         if options.branch is not None:  # still under the claim: no other import's folder
             with step("commit") as note:
-                message = import_message(answers)
+                message = import_message(plugin)
                 commit = gitops.commit_on_branch(root, options.branch, s.target, message)
                 note.append(f"{commit[:12]} on {options.branch}")
     return result(commit)
 
 
-def import_message(answers: PluginAnswers) -> str:
+def import_message(plugin: PluginData) -> str:
     """The commit message of an import: where from, how it runs, what a reviewer checks."""
+    answers, agent = plugin.answers, plugin.agent
     shape = answers.agent_shape
     commit = f" @ {answers.source_commit[:12]}" if answers.source_commit else ""
     designer = answers.design_provenance.get("design_model") or answers.design_provenance.get(
@@ -212,7 +211,7 @@ def import_message(answers: PluginAnswers) -> str:
     lines = [
         f"Import plugin {answers.plugin_id} from {answers.source_url}{commit}",
         "",
-        f"Strategy: {answers.strategy} (graph {answers.graph_id}: {answers.graph_spec})",
+        f"Strategy: {answers.strategy} (graph {agent.graph_id}: {agent.graph_spec})",
         "State fields: " + (", ".join(f["name"] for f in shape.get("state") or []) or "unknown"),
         "Nodes: " + (", ".join(n["name"] for n in shape.get("nodes") or []) or "unknown"),
         "Dependencies: " + (", ".join(answers.requirements) or "none"),
@@ -255,14 +254,15 @@ def _python(
 ) -> Path | None:
     """The interpreter to validate with: the plugin's isolated env, installed if approved."""
     if options.approve_deps and dependencies.missing and not options.dry_run:
-        return install_approved(root, options.plugin_id, folder / "requirements.txt")
+        return install_approved(root, options.plugin_id, folder / REQUIREMENTS_FILE)
     return env_python(root, options.plugin_id)
 
 
-def _settings_summary(answers: PluginAnswers) -> str:
+def _settings_summary(plugin: PluginData) -> str:
     """The recorded settings in one line: context fields and variable names (never values)."""
-    context = ", ".join(answers.context) or "none"
-    env = ", ".join([*answers.env, *(f"{name} (optional)" for name in answers.optional_env)])
+    optional = plugin.answers.optional_env
+    context = ", ".join(plugin.agent.context) or "none"
+    env = ", ".join([*plugin.agent.env, *(f"{name} (optional)" for name in optional)])
     return f"settings: context {context}; environment variables {env or 'none'}"
 
 

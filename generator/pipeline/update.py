@@ -9,9 +9,10 @@ check → fetch → inspect → design → render → validate → commit:
 * **design** again only when the agent's state fields or nodes changed; otherwise the recorded
   design is kept, so an upstream bug fix never reshuffles reviewed screens;
 * **render**: ``copier update`` with the new answers (a 3-way merge that keeps hand edits in
-  every file the template renders); the screens, which the generator writes, are merged by
-  component id against the ones last generated, which git keeps by the blob ids the answers
-  record (``render.screen_files``); the vendored ``src/`` is replaced;
+  every file the template renders); the screens and ``agent.json``, which the generator writes,
+  are merged (by component id, by key) against the ones last generated, which git keeps by the
+  blob ids the answers record (``render.screen_files``, ``render.agent_file``); the vendored
+  ``src/`` is replaced;
 * **validate** the result offline, as an import does;
 * **commit** (``branch``): one commit of the plugin folder, whose message summarises the change.
 
@@ -40,10 +41,11 @@ from generator.pipeline.changes import Changes, shape_changes, short, source_lab
 from generator.pipeline.importer import check_strategy, design_screens
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
+from generator.render.agent_file import merge_agent, read_agent
 from generator.render.claim import Claim
 from generator.render.screen_files import (
-    SCREEN_FILES,
-    ScreenFile,
+    MergedFile,
+    generated_file,
     generated_screens,
     invalid_screens,
     merge_screen_files,
@@ -53,10 +55,11 @@ from generator.render.screen_files import (
 from generator.render.screens import Screen
 from generator.render.template import (
     PluginAnswers,
+    PluginData,
     Template,
     agent_shape,
     find_template,
-    plugin_answers,
+    plugin_data,
     read_answers,
 )
 from generator.render.template_repo import replayed_from
@@ -66,6 +69,7 @@ from generator.validate import warm
 from generator.validate.environment import check_dependencies, env_python
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
+from runtime.adapters.agent import AgentSpec
 from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
 
 Status = Literal["updated", "up_to_date", "conflicts", "invalid"]
@@ -202,13 +206,16 @@ def _update(
 
 
 class _Plan(BaseModel):
-    """What to render: Copier's data (None: the recorded answers), the screens, the new src/."""
+    """What to render: Copier's data (None: the recorded answers), the screens and agent.json
+    (as last generated, and new), the new src/."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     data: dict[str, Any] | None
     base_screens: dict[str, dict[str, Any]] = Field(default_factory=dict)
     new_screens: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    base_agent: dict[str, Any] | None = None
+    new_agent: AgentSpec | None = None
     vendored: Path | None = None
     changes: Changes
     up_to_date: bool
@@ -236,8 +243,12 @@ def _agent_plan(
     workspace: Workspace,
     step: Steps,
 ) -> _Plan:
-    """Fetch, inspect and (if the agent's shape changed) design: the new answers and src/."""
+    """Fetch, inspect and (if the agent's shape changed) design: the new answers, agent.json
+    and src/. Which graph of which config is the plugin's says its agent.json, reviewed."""
     old = _recorded_answers(recorded)
+    folder = root / PLUGINS_FOLDER / old.plugin_id
+    agent = read_agent(folder)
+    base_agent = generated_file(root, old.agent_file)
     with step("fetch") as note:
         fetched = fetch(
             _location(old.source_url, root),
@@ -249,29 +260,31 @@ def _agent_plan(
         source = fetched.model_copy(update={"url": old.source_url})
         note.append(f"{old.source_url} @ {short(source.commit or '')}")
     with step("inspect") as note:
-        inspection = inspect_source(source, config=old.config_file, graph=old.graph_id)
+        inspection = inspect_source(source, config=agent.config_file, graph=agent.graph_id)
         note.append(inspected(inspection))
-    graph = select_graph(inspection, old.graph_id)
-    shape = shape_changes(old.agent_shape, agent_shape(graph))
+    graph = select_graph(inspection, agent.graph_id)
+    shape = shape_changes(old.agent_shape, agent_shape(graph, inspection.config_file))
     base = generated_screens(root, old.screens)
     with step("design") as note:
         if shape:
             design = design_screens(
                 inspection,
                 plugin_id=old.plugin_id,
-                graph_id=old.graph_id,
+                graph_id=agent.graph_id,
                 design_file=options.design_file,
                 options=options.design_options,
             )
             note.append(designed(design))
         else:
-            design = _recorded_design(old, base, root / PLUGINS_FOLDER / old.plugin_id)
+            design = _recorded_design(old, _as_generated(base_agent) or agent, base, folder)
             note.append("state fields and nodes unchanged: screens kept")
-    new = _new_answers(old, design, inspection)
+    plugin = _new_plugin(old, agent.graph_id, design, inspection)
+    new = plugin.answers
     new_screens = screens_of(design) if shape else base
     if not shape:  # the recorded design: its screens are the ones generated last time
         new = new.model_copy(update={"screens": old.screens})
     previous = _template_commit(recorded, root, template)
+    # agent.json as generated is the same when its blob id is: the answers' equality covers it.
     up_to_date = new == old and previous == template.commit and not source.dirty
     vendored = None
     if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
@@ -292,6 +305,8 @@ def _agent_plan(
         data=new.model_dump(mode="json"),
         base_screens=base,
         new_screens=new_screens,
+        base_agent=base_agent,
+        new_agent=plugin.agent,
         vendored=vendored,
         changes=changes,
         up_to_date=up_to_date,
@@ -302,11 +317,14 @@ def _apply(
     plan: _Plan, root: Path, folder: Path, template: Template
 ) -> tuple[list[ValidationIssue], list[str]]:
     """Render the plan into ``folder``: the conflicts left in it, file by file, and the screens
-    whose hand edits were merged. Copier never touches the screens: the generator writes them."""
-    merges: list[ScreenFile] = []
-    if plan.data is not None:  # before Copier writes: an unreadable screen stops it untouched
-        merges = merge_screen_files(root, folder, plan.base_screens, plan.new_screens)
-    copier_template.update(folder, template=template, data=plan.data, exclude=[SCREEN_FILES])
+    whose hand edits were merged. Copier never touches the screens or agent.json: the generator
+    writes them."""
+    screens: list[MergedFile] = []
+    merges: list[MergedFile] = []
+    if plan.new_agent is not None:  # before Copier writes: an unreadable file stops it untouched
+        screens = merge_screen_files(root, folder, plan.base_screens, plan.new_screens)
+        merges = [*screens, merge_agent(root, folder, plan.base_agent, plan.new_agent)]
+    copier_template.update(folder, template=template, data=plan.data)
     conflicts = [
         ValidationIssue(file=path, message="conflicting lines: resolve the <<<<<<< markers")
         for path in gitops.conflicted_files(root, folder)
@@ -316,7 +334,7 @@ def _apply(
     if plan.vendored is not None:
         shutil.rmtree(folder / SOURCE_FOLDER, ignore_errors=True)
         shutil.move(plan.vendored, folder / SOURCE_FOLDER)
-    return conflicts, [merge.path.stem for merge in merges if merge.hand_edited]
+    return conflicts, [merge.path.stem for merge in screens if merge.hand_edited]
 
 
 def _recorded_answers(recorded: dict[str, Any]) -> PluginAnswers:
@@ -333,9 +351,11 @@ def _recorded_answers(recorded: dict[str, Any]) -> PluginAnswers:
         ) from None
 
 
-def _recorded_design(old: PluginAnswers, base: dict[str, Screen], folder: Path) -> Design:
-    """The design the plugin was last rendered from: its answers, and the screens as generated
-    (a screen git no longer has is taken from the folder)."""
+def _recorded_design(
+    old: PluginAnswers, agent: AgentSpec, base: dict[str, Screen], folder: Path
+) -> Design:
+    """The design the plugin was last rendered from: its answers, its agent.json and the
+    screens as generated (a file git no longer has is taken from the folder)."""
     screens = {
         name: base[name] if name in base else _current_screen(folder, name) for name in old.screens
     }
@@ -344,12 +364,12 @@ def _recorded_design(old: PluginAnswers, base: dict[str, Screen], folder: Path) 
             {
                 **screens,
                 "plugin_id": old.plugin_id,
-                "graph_id": old.graph_id,
+                "graph_id": agent.graph_id,
                 "title": old.title,
                 "description": old.description,
-                "input_field": old.input_field,
-                "output_field": old.output_field,
-                "initial_domain_state": old.initial_domain_state,
+                "input_field": agent.input_field,
+                "output_field": agent.output_field,
+                "initial_domain_state": agent.initial_domain_state,
                 "reasoning": "Kept from the last import: the agent's state and nodes are the same.",
                 "provenance": Provenance.model_validate(old.design_provenance),
             }
@@ -360,12 +380,22 @@ def _recorded_design(old: PluginAnswers, base: dict[str, Screen], folder: Path) 
         ) from None
 
 
-def _new_answers(old: PluginAnswers, design: Design, inspection: Inspection) -> PluginAnswers:
-    """The answers for the new inspection, with the recorded strategy."""
-    return plugin_answers(
+def _as_generated(agent: dict[str, Any] | None) -> AgentSpec | None:
+    """agent.json as last generated, if git has it and it still reads as one."""
+    try:
+        return None if agent is None else AgentSpec.model_validate(agent)
+    except ValidationError:
+        return None
+
+
+def _new_plugin(
+    old: PluginAnswers, graph_id: str, design: Design, inspection: Inspection
+) -> PluginData:
+    """The answers and agent.json for the new inspection, with the recorded strategy."""
+    return plugin_data(
         design,
         inspection,
-        strategy=check_strategy(old.strategy, inspection, old.graph_id),
+        strategy=check_strategy(old.strategy, inspection, graph_id),
         requirements=check_dependencies(inspection.dependencies).lines(),
     )
 

@@ -1,6 +1,7 @@
 """The screen files: written by the generator, recorded by git blob id, merged on update.
 
-The screens are written by the generator, not rendered by Copier, and ``.copier-answers.yml``
+The screens (and ``agent.json``: ``agent_file.py``) are written by the generator, not rendered by
+Copier, and ``.copier-answers.yml``
 records each as the id git gives the file (``git hash-object``), not its components: the answers
 stay a few lines, and the screens are read once in a pull request. The next update's merge needs
 the screens as last generated (its base); git has them, by that id, wherever the generated files
@@ -61,25 +62,27 @@ def write_screens(folder: Path, screens: dict[str, Screen]) -> None:
 
 def generated_screens(root: Path, ids: dict[str, str]) -> dict[str, Screen]:
     """The recorded screens as generated, read from git by blob id; the ones git has."""
-    found: dict[str, Screen] = {}
-    for name, blob in ids.items():
-        text = gitops.query(root, "cat-file", "blob", blob) if _is_id(blob) else None
-        if text is not None:
-            found[name] = json.loads(text)
-    return found
+    found = {name: generated_file(root, blob) for name, blob in ids.items()}
+    return {name: screen for name, screen in found.items() if screen is not None}
 
 
-class ScreenFile(BaseModel):
-    """One screen file's three versions and their merge."""
+def generated_file(root: Path, blob: str) -> dict[str, Any] | None:
+    """A generated JSON file as git has it by its recorded blob id; None if git has not."""
+    text = gitops.query(root, "cat-file", "blob", blob) if _is_id(blob) else None
+    return None if text is None else json.loads(text)
+
+
+class MergedFile(BaseModel):
+    """One generated JSON file's three versions (a screen, ``agent.json``) and their merge."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: Path
     base: Screen | None = Field(description="What the last import generated.")
     ours: str | None = Field(description="The file's text in the repository.")
-    theirs: Screen | None = Field(description="What the new design generates.")
+    theirs: Screen | None = Field(description="What the update generates.")
     merge: ScreenMerge
-    hand_edited: bool = Field(description="Both the repository and the new design changed it.")
+    hand_edited: bool = Field(description="Both the repository and the update changed it.")
 
     def write(self, root: Path) -> list[ValidationIssue]:
         """Write the merge where it differs from the file (formatting alone is left alone)."""
@@ -102,29 +105,38 @@ class ScreenFile(BaseModel):
 
 def merge_screen_files(
     root: Path, folder: Path, base: dict[str, Screen], new: dict[str, Screen]
-) -> list[ScreenFile]:
+) -> list[MergedFile]:
     """Merge every screen of the last and the new design with the plugin's files.
 
     Nothing is written: an unreadable screen file stops the update before Copier writes.
     """
-    merges: list[ScreenFile] = []
-    for name in sorted({*base, *new}):
-        path = folder / SCREENS_FOLDER / f"{name}.json"
-        file = path.relative_to(root).as_posix()
-        ours = path.read_text(encoding="utf-8") if path.is_file() else None
-        ours_screen = parse_screen(ours, file) if ours is not None else None
-        was, theirs = base.get(name), new.get(name)
-        merges.append(
-            ScreenFile(
-                path=path,
-                base=was,
-                ours=ours,
-                theirs=theirs,
-                merge=merge_screen(was, ours_screen, theirs, file=file),
-                hand_edited=ours_screen != was and theirs != was,
-            )
-        )
-    return merges
+    return [
+        merge_file(root, folder / SCREENS_FOLDER / f"{name}.json", base.get(name), new.get(name))
+        for name in sorted({*base, *new})
+    ]
+
+
+def merge_file(
+    root: Path,
+    path: Path,
+    base: dict[str, Any] | None,
+    theirs: dict[str, Any] | None,
+    *,
+    by: str = "the new design",
+) -> MergedFile:
+    """Merge the file at ``path`` with ``theirs`` against ``base`` (None: no such file on that
+    side); ``by`` names what generated ``theirs``. Nothing is written."""
+    file = path.relative_to(root).as_posix()
+    ours = path.read_text(encoding="utf-8") if path.is_file() else None
+    ours_object = parse_screen(ours, file) if ours is not None else None
+    return MergedFile(
+        path=path,
+        base=base,
+        ours=ours,
+        theirs=theirs,
+        merge=merge_screen(base, ours_object, theirs, file=file, by=by),
+        hand_edited=ours_object != base and theirs != base,
+    )
 
 
 def invalid_screens(folder: Path) -> list[ValidationIssue]:
@@ -146,7 +158,7 @@ def parse_screen(text: str, file: str) -> Screen:
             line=exc.lineno,
         ) from None
     if not isinstance(screen, dict):
-        raise AgentImportError("a screen file holds a JSON object", file=file)
+        raise AgentImportError("must hold a JSON object", file=file)
     return screen
 
 

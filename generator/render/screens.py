@@ -14,7 +14,8 @@ the file, the component and the property. Child lists (the catalog's ``ChildList
 ``children``) merge as ordered sets, so both sides may add and remove children; only two different
 reorderings of the same children conflict. A component removed on one side and changed on the
 other is a conflict too. Top-level keys other than ``components`` (``voice_text``) merge like
-properties.
+properties. ``agent.json``, an object without components, merges the same way (its keys like
+a screen's top-level keys).
 
 The merged screen is written as the generator writes screens (``format_screen``). A conflict is
 written as Git writes one, around the conflicting property or component only, with Copier's labels
@@ -72,18 +73,24 @@ def format_screen(screen: Screen) -> str:
 
 
 def merge_screen(
-    base: Screen | None, ours: Screen | None, theirs: Screen | None, *, file: str
+    base: Screen | None,
+    ours: Screen | None,
+    theirs: Screen | None,
+    *,
+    file: str,
+    by: str = "the new design",
 ) -> ScreenMerge:
-    """Merge three versions of one screen file (None: the file does not exist on that side)."""
+    """Merge three versions of one screen file (None: the file does not exist on that side);
+    ``by`` names what made ``theirs`` in conflict messages."""
     if ours == theirs or theirs == base:
         return ScreenMerge(text=None if ours is None else format_screen(ours), conflicts=[])
     if ours == base:
         return ScreenMerge(text=None if theirs is None else format_screen(theirs), conflicts=[])
     if ours is None or theirs is None:
-        conflict = ValidationIssue(file=file, message=_removal(removed_here=ours is None))
+        conflict = ValidationIssue(file=file, message=_removal(by, removed_here=ours is None))
         sides = (MISSING if ours is None else ours, MISSING if theirs is None else theirs)
         return ScreenMerge(text="\n".join([*_marked(*sides), ""]), conflicts=[conflict])
-    merger = _Merger(file)
+    merger = _Merger(file, by)
     merged = merger.screen(base or {}, ours, theirs)
     return ScreenMerge(text=merger.render(merged), conflicts=merger.conflicts)
 
@@ -91,8 +98,9 @@ def merge_screen(
 class _Merger:
     """One merge: collects the conflicts, and both sides of each to mark in the text."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, by: str) -> None:
         self.file = file
+        self.by = by
         self.conflicts: list[ValidationIssue] = []
         self._sides: dict[str, tuple[Json, Json]] = {}
         self._token = f"@@merge-{uuid.uuid4().hex}-"
@@ -124,7 +132,7 @@ class _Merger:
             elif o == b:
                 value = t
             elif o is MISSING or t is MISSING:
-                message = _removal(removed_here=o is MISSING)
+                message = _removal(self.by, removed_here=o is MISSING)
                 value = self.clash(o, t, component_id=component_id, prop=None, message=message)
             else:
                 value = self.component(component_id, {} if b is MISSING else b, o, t)
@@ -147,7 +155,7 @@ class _Merger:
             value: Json
             if _is_child_list(kind, prop) and all(_is_ids(v) for v in (b, o, t)):
                 order, reordered_both = _merge_order(_listed(b), _listed(o), _listed(t))
-                message = "children reordered differently here and by the new design"
+                message = f"children reordered differently here and by {self.by}"
                 value = (
                     self.clash(o, t, component_id=component_id, prop=prop, message=message)
                     if reordered_both
@@ -164,7 +172,7 @@ class _Merger:
             return o
         if o == b:
             return t
-        message = f"changed here ({_brief(o)}) and by the new design ({_brief(t)})"
+        message = f"changed here ({_brief(o)}) and by {self.by} ({_brief(t)})"
         return self.clash(o, t, component_id=component_id, prop=prop, message=message)
 
     def clash(
@@ -231,10 +239,10 @@ def _marked(
     ]
 
 
-def _removal(*, removed_here: bool) -> str:
+def _removal(by: str, *, removed_here: bool) -> str:
     if removed_here:
-        return "removed here, changed by the new design"
-    return "changed here, removed by the new design"
+        return f"removed here, changed by {by}"
+    return f"changed here, removed by {by}"
 
 
 def _dumps(value: Json) -> str:

@@ -24,7 +24,9 @@ _DEFAULT_CALLS = frozenset({"field", "Field", "dataclasses.field", "pydantic.Fie
 _STRICT_STYLES = frozenset({"dataclass", "pydantic"})
 
 
-class Settings(BaseModel):
+class PluginSettings(BaseModel):
+    """A plugin's settings as the import found them (not the runtime's ``runtime.settings``)."""
+
     model_config = ConfigDict(extra="forbid")
 
     context: dict[str, Any] = Field(default_factory=dict)
@@ -38,10 +40,10 @@ class Settings(BaseModel):
 
 def plugin_settings(
     inspection: Inspection, graph: Graph, *, plugin_id: str, input_field: str
-) -> Settings:
+) -> PluginSettings:
     """The settings of ``graph`` when imported as ``plugin_id``."""
     where = f"{PLUGINS_FOLDER}/{plugin_id}/{AGENT_FILE}"
-    settings = Settings(
+    settings = PluginSettings(
         env=[var.name for var in inspection.environment if var.required],
         optional_env=[var.name for var in inspection.environment if not var.required],
     )

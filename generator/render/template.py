@@ -5,7 +5,9 @@ copier-template``) at the last commit that touched it, rendered from its own sma
 (``template_repo``), from the repository root: that is what gets recorded in the plugin's
 ``.copier-answers.yml``, so a plain ``copier update runtime/plugins/<id> --defaults`` from the root
 works later. ``PluginAnswers`` is exactly the template's questions; every answer is data (JSON
-types), never code.
+types), never code. ``agent.json`` and the screens are the generator's own files, written after
+Copier and recorded in the answers by git blob id only (``agent_file.py``, ``screen_files.py``),
+so no value is recorded twice.
 
 ``render`` writes into a folder the caller chose (a staging folder: see ``staging.py``); it never
 touches ``runtime/plugins/`` itself.
@@ -18,7 +20,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -27,10 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from generator import gitops
 from generator.design import Design
 from generator.design.facts import select_graph
-from generator.design.models import STATE_KEY
 from generator.errors import AgentImportError
 from generator.models import Graph, Inspection
-from generator.render.screen_files import screen_ids, screens_of, write_screens
+from generator.render.agent_file import agent_file_id, agent_spec, write_agent
+from generator.render.screen_files import SCREEN_FILES, screen_ids, screens_of, write_screens
 from generator.render.screens import Screen
 from generator.render.settings import plugin_settings
 from generator.render.template_repo import (
@@ -39,7 +41,11 @@ from generator.render.template_repo import (
     TemplateSource,
     copier_source,
 )
-from runtime.layout import ANSWERS_FILE, Strategy
+from runtime.adapters.agent import AgentSpec
+from runtime.layout import AGENT_FILE, ANSWERS_FILE, Strategy
+
+#: What ``copier update`` leaves to the generator (relative to the plugin folder).
+GENERATED_FILES = [AGENT_FILE, SCREEN_FILES]
 
 
 class Template(BaseModel):
@@ -53,7 +59,7 @@ class Template(BaseModel):
 
 
 class PluginAnswers(BaseModel):
-    """The answers to ``copier.yml``'s questions: everything a plugin folder is rendered from."""
+    """The answers to ``copier.yml``'s questions: what Copier renders a plugin folder from."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,20 +71,10 @@ class PluginAnswers(BaseModel):
     source_ref: str = ""
     source_commit: str = ""
     source_dirty: bool = False
-    config_file: str
-    graph_id: str
-    graph_spec: str
     export_kind: str
-    python_paths: list[str]
-    input_field: str
-    output_field: str
-    result_fields: list[str]
-    initial_domain_state: dict[str, Any]
-    context: dict[str, Any] = Field(default_factory=dict)
-    env: list[str] = Field(default_factory=list)
     optional_env: list[str] = Field(default_factory=list)
-    inputs: dict[str, Any] = Field(default_factory=dict)
     unset_settings: list[str] = Field(default_factory=list)
+    agent_file: str = Field(description="agent.json as generated: its git blob id.")
     screens: dict[str, str] = Field(
         description="The screens as generated: each file's git blob id (screen_files.py)."
     )
@@ -86,6 +82,16 @@ class PluginAnswers(BaseModel):
     agent_shape: dict[str, Any]
     inspection_digest: str
     design_provenance: dict[str, Any]
+
+
+class PluginData(BaseModel):
+    """What a plugin folder is made from besides its screens: Copier's answers, and
+    ``agent.json`` (whose blob id the answers record)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answers: PluginAnswers
+    agent: AgentSpec
 
 
 class RenderResult(BaseModel):
@@ -119,20 +125,21 @@ def find_template(root: Path) -> Template:
     )
 
 
-def plugin_answers(
+def plugin_data(
     design: Design,
     inspection: Inspection,
     *,
     strategy: Strategy,
     requirements: list[str],
-) -> PluginAnswers:
-    """The template's answers for ``design`` of the graph ``design.graph_id``."""
+) -> PluginData:
+    """The template's answers and ``agent.json`` for ``design`` of the graph ``design.graph_id``."""
     graph = select_graph(inspection, design.graph_id)
     source = inspection.source
     settings = plugin_settings(
         inspection, graph, plugin_id=design.plugin_id, input_field=design.input_field
     )
-    return PluginAnswers(
+    agent = agent_spec(design, inspection, graph, settings)
+    answers = PluginAnswers(
         plugin_id=design.plugin_id,
         title=" ".join(design.title.split()),
         description=" ".join(design.description.split()),
@@ -141,33 +148,24 @@ def plugin_answers(
         source_ref=source.ref or "",
         source_commit=source.commit or "",
         source_dirty=source.dirty,
-        config_file=inspection.config_file,
-        graph_id=graph.graph_id,
-        graph_spec=graph.spec,
         export_kind=graph.export_kind,
-        python_paths=inspection.import_roots,
-        input_field=design.input_field,
-        output_field=design.output_field,
-        result_fields=sorted(design.initial_domain_state.get(STATE_KEY) or {}),
-        initial_domain_state=design.initial_domain_state,
-        context=settings.context,
-        env=settings.env,
         optional_env=settings.optional_env,
-        inputs=settings.inputs,
         unset_settings=settings.unset,
+        agent_file=agent_file_id(agent),
         screens=screen_ids(screens_of(design)),
         requirements=requirements,
-        agent_shape=agent_shape(graph),
+        agent_shape=agent_shape(graph, inspection.config_file),
         inspection_digest=inspection_digest(inspection),
         design_provenance=design.provenance.model_dump(mode="json", exclude_defaults=True),
     )
+    return PluginData(answers=answers, agent=agent)
 
 
 def render(
-    answers: PluginAnswers, *, screens: dict[str, Screen], template: Template, dest: Path
+    plugin: PluginData, *, screens: dict[str, Screen], template: Template, dest: Path
 ) -> RenderResult:
     """Render the plugin folder into ``dest`` (which must not exist yet) with Copier, and write
-    its ``screens`` (the ones ``answers`` records)."""
+    its ``agent.json`` and ``screens`` (the ones the answers record)."""
     from copier import run_copy  # imported here: it costs most of a second
 
     if dest.exists():
@@ -179,23 +177,22 @@ def render(
         run_copy(
             source.src_path,
             str(dest),
-            data=answers.model_dump(mode="json"),
+            data=plugin.answers.model_dump(mode="json"),
             vcs_ref=source.commit,
             defaults=True,
             quiet=True,
         )
+    write_agent(dest, plugin.agent)
     write_screens(dest, screens)
     _check_answers_file(dest, template.root, source)
     files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
     return RenderResult(folder=dest, files=files, template_commit=template.commit)
 
 
-def update(
-    folder: Path, *, template: Template, data: dict[str, Any] | None, exclude: list[str]
-) -> None:
+def update(folder: Path, *, template: Template, data: dict[str, Any] | None) -> None:
     """``copier update`` of a plugin folder to ``template``: a 3-way merge that keeps hand edits,
-    conflicts left inline. ``data`` None re-renders with the recorded answers; files matching
-    ``exclude`` are neither rendered nor merged."""
+    conflicts left inline. ``data`` None re-renders with the recorded answers; the generator's
+    own files (``GENERATED_FILES``) are neither rendered nor merged."""
     from copier import run_update  # imported here: it costs most of a second
 
     # Copier takes the template from the _src_path the answers record (template_repo.py).
@@ -211,7 +208,7 @@ def update(
             overwrite=True,
             conflict="inline",
             quiet=True,
-            exclude=exclude,
+            exclude=GENERATED_FILES,
         )
 
 
@@ -229,11 +226,12 @@ def _copier(root: Path) -> Iterator[None]:
         raise AgentImportError(f"the plugin template refused an answer: {exc}") from None
 
 
-def agent_shape(graph: Graph) -> dict[str, Any]:
-    """What the README and PORTING.md list of the agent: state fields, nodes, edges."""
+def agent_shape(graph: Graph, config_file: str) -> dict[str, Any]:
+    """What the README and PORTING.md list of the agent: its file (relative to ``src/``; the
+    graph's own is relative to ``config_file``'s folder), state fields, nodes, edges."""
     state = graph.state
     return {
-        "graph_file": graph.file,
+        "graph_file": (PurePosixPath(config_file).parent / graph.file).as_posix(),
         "strategy_reason": graph.strategy_reason,
         "state": [
             field.model_dump(include={"name", "type", "reducer"}, exclude_none=True)

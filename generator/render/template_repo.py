@@ -18,7 +18,6 @@ history grows.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -37,7 +36,7 @@ REPLAYED = "refs/replayed/"
 BRANCH = "main"
 #: The template repository's git commands read no user or system settings: the replay must be
 #: the same on every machine (no signing, hooks or templates), and needs no identity.
-_HERMETIC = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+_HERMETIC = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 class TemplateSource(BaseModel):
@@ -60,7 +59,7 @@ def copier_source(root: Path, commit: str) -> TemplateSource:
         _init(repo)
         replayed |= _replay(root, repo, todo, replayed)
     tip = replayed[commit]
-    if _git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False) != tip:
+    if gitops.query(repo, "rev-parse", "--verify", "--quiet", "HEAD", env=_HERMETIC) != tip:
         _git(repo, "reset", "--hard", "--quiet", tip)  # a clean work tree for plain copier
     return TemplateSource(src_path=TEMPLATE_REPO.as_posix(), commit=tip)
 
@@ -122,15 +121,24 @@ def _replay(
     borrow = {"GIT_ALTERNATE_OBJECT_DIRECTORIES": str(Path(objects) / "objects")}
     with tempfile.TemporaryDirectory(prefix="agent-import-replay-") as scratch:
         exported = Path(scratch) / "marks"
-        _run(repo, ["fast-import", "--quiet", f"--export-marks={exported}"], bytes(stream), borrow)
+        _git(
+            repo,
+            "fast-import",
+            "--quiet",
+            f"--export-marks={exported}",
+            stdin=stream,
+            borrow=borrow,
+        )
         numbers = dict(line.split() for line in exported.read_text().splitlines())
-    _run(repo, ["repack", "-a", "-d", "--quiet"], b"", borrow)
+    _git(repo, "repack", "-a", "-d", "--quiet", borrow=borrow)
     return {sha: numbers[mark] for sha, mark in marks.items()}
 
 
 def _commit_headers(root: Path, commits: list[str]) -> dict[str, bytes]:
     """Each commit's author, committer, encoding and message, as fast-import commands."""
-    out = _run(root, ["cat-file", "--batch"], "".join(f"{c}\n" for c in commits).encode())
+    out = gitops.git_bytes(
+        root, "cat-file", "--batch", stdin="".join(f"{c}\n" for c in commits).encode()
+    )
     headers: dict[str, bytes] = {}
     position = 0
     for sha in commits:
@@ -153,7 +161,9 @@ def _entries(root: Path, commits: list[str]) -> dict[str, list[tuple[str, str, s
     """Each commit's template entries: (mode, name, object), the ones it has."""
     names = (TEMPLATE_CONFIG, TEMPLATE_FOLDER)
     asked = "".join(f"{c}:{name}\n" for c in commits for name in names).encode()
-    out = _run(root, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], asked)
+    out = gitops.git_bytes(
+        root, "cat-file", "--batch-check=%(objectname) %(objecttype)", stdin=asked
+    )
     answers = iter(out.decode().splitlines())
     modes = {"blob": "100644", "tree": "040000"}
     found: dict[str, list[tuple[str, str, str]]] = {}
@@ -181,46 +191,21 @@ def _replayed(repo: Path) -> dict[str, str]:
     """The commits replayed so far: commit here -> replayed commit."""
     if not (repo / ".git").is_dir():
         return {}
-    listed = _git(repo, "for-each-ref", "--format=%(refname) %(objectname)", REPLAYED) or ""
+    listed = _git(repo, "for-each-ref", "--format=%(refname) %(objectname)", REPLAYED).decode()
     return {
         ref.removeprefix(REPLAYED): sha
         for ref, sha in (line.split() for line in listed.splitlines())
     }
 
 
-def _git(repo: Path, *args: str, check: bool = True) -> str | None:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **_HERMETIC},
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if done.returncode == 0:
-        return done.stdout.strip()
-    if check:
-        raise _failed(args[0], done.stderr)
-    return None
-
-
-def _run(
-    folder: Path, args: list[str], stdin: bytes, borrow: dict[str, str] | None = None
+def _git(
+    repo: Path, *args: str, stdin: bytes | bytearray = b"", borrow: dict[str, str] | None = None
 ) -> bytes:
-    """``git ARGS`` fed ``stdin`` in ``folder``: this repository (``borrow`` None, the user's
-    settings apply) or the template repository (hermetic, borrowing this one's objects)."""
-    env = os.environ if borrow is None else {**os.environ, **_HERMETIC, **borrow}
-    done = subprocess.run(
-        ["git", "-C", str(folder), *args], input=stdin, capture_output=True, env=env, check=False
-    )
-    if done.returncode != 0:
-        raise _failed(args[0], done.stderr.decode(errors="replace"))
-    return done.stdout
-
-
-def _failed(command: str, stderr: str) -> AgentImportError:
-    lines = stderr.strip().splitlines()
-    return AgentImportError(
-        f"git {command} failed in the template repository ({TEMPLATE_REPO}): "
-        f"{lines[-1] if lines else 'no message'}"
-    )
+    """``git ARGS`` in the template repository, reading no user or system settings (and, with
+    ``borrow``, this repository's objects too)."""
+    try:
+        return gitops.git_bytes(
+            repo, *args, stdin=bytes(stdin), env={**_HERMETIC, **(borrow or {})}
+        )
+    except AgentImportError as exc:
+        raise AgentImportError(f"{exc} (in the template repository {TEMPLATE_REPO})") from None

@@ -1,8 +1,9 @@
 """Vendor: copy the agent's source into the plugin's ``src/``, exactly what was inspected.
 
 Only what the repository tracks is copied (plus untracked files that are not ignored, which a
-dirty local source records as ``source_dirty``); never ``.git``, never build or tool caches. A
-symlink is copied as the file it points to when that file is inside the tree, and left out (and
+dirty local source records as ``source_dirty``); never a tool's folder (``.git``, caches,
+virtual environments: ``paths.TOOL_FOLDERS``), nor bytecode. A symlink is copied as the file it
+points to when that file is inside the tree (``paths.resolved_inside``), and left out (and
 reported) when it points outside or at a folder. The copy is refused past the size limit. The
 licence travels with the code: when a sub-folder of a repository is imported and has no licence
 of its own, the repository's licence is copied in.
@@ -20,22 +21,9 @@ from generator import gitops
 from generator.errors import AgentImportError
 from generator.fetch import MB, FetchLimits
 from generator.models import Source
+from generator.paths import TOOL_FOLDERS, resolved_inside
 
 LICENCE_PREFIXES = ("license", "licence", "copying", "notice")
-_SKIP_DIRS = frozenset(
-    [
-        ".git",
-        "__pycache__",
-        ".venv",
-        "venv",
-        "node_modules",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-        ".nox",
-    ]
-)
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 
 
@@ -57,12 +45,13 @@ def vendor(source: Source, dest: Path, *, max_bytes: int = FetchLimits().max_byt
     plan: list[tuple[str, Path]] = []
     for relative in _listed_files(root):
         path = root / relative
-        if any(part in _SKIP_DIRS for part in Path(relative).parts[:-1]):
+        if any(part in TOOL_FOLDERS for part in Path(relative).parts[:-1]):
             continue
         if path.is_symlink():
-            target = path.resolve()
-            if not target.is_relative_to(root) or not target.is_file():
-                skipped.append(f"{relative}: symlink to {target} (outside the tree or a folder)")
+            target = resolved_inside(root, path)
+            if target is None or not target.is_file():
+                shown = os.readlink(path)
+                skipped.append(f"{relative}: symlink to {shown} (outside the tree or a folder)")
                 continue
             path = target
         if path.is_file():
@@ -96,7 +85,7 @@ def _listed_files(root: Path) -> list[str]:
         return listed
     found = []
     for folder, dirs, files in os.walk(root):  # does not follow symlinked folders
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        dirs[:] = [d for d in dirs if d not in TOOL_FOLDERS]
         for name in files:
             if not name.endswith(_SKIP_SUFFIXES):
                 found.append((Path(folder) / name).relative_to(root).as_posix())

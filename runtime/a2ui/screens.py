@@ -26,6 +26,7 @@ from runtime.a2ui.models import (
 )
 from runtime.a2ui.validate import ValidationIssue, validate_screen
 from runtime.ids import is_plugin_id
+from runtime.layout import SCREENS_FOLDER
 
 if TYPE_CHECKING:
     from runtime.contracts import ServerEventDict
@@ -52,7 +53,7 @@ class InvalidScreenError(ValueError):
 def plugin_id_for(path: Path) -> str | None:
     """The plugin a screen file belongs to, by the ``<plugin_id>/screens/<name>.json`` layout."""
     folder = path.parent
-    if folder.name == "screens" and is_plugin_id(folder.parent.name):
+    if folder.name == SCREENS_FOLDER and is_plugin_id(folder.parent.name):
         return folder.parent.name
     return None
 

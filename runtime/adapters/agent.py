@@ -1,8 +1,9 @@
 """``agent.json``: where an imported plugin's agent lives and how its state maps to the plugin's.
 
-``agent-import`` writes this file into every plugin folder it renders (through the Copier
-template); the adapters read it. Paths are relative to the plugin's vendored ``src/`` folder, and a
-path that would leave it is refused, so an edited ``agent.json`` cannot load code from elsewhere.
+``agent-import`` writes this file into every plugin folder it imports, and it is the one record
+of these values (the template's answers do not repeat them); the adapters read it. Paths are
+relative to the plugin's vendored ``src/`` folder, and a path that would leave it is refused, so
+an edited ``agent.json`` cannot load code from elsewhere.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from runtime.layout import AGENT_FILE, Strategy
+from runtime.layout import AGENT_FILE
 
 #: What an environment variable name may look like (POSIX names; never a value).
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -43,7 +44,6 @@ class AgentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    strategy: Strategy
     graph_id: str
     graph_spec: str = Field(description="'./file.py:name' or 'package.module:name'.")
     config_file: str = Field(description="langgraph.json, relative to src/.")
@@ -70,6 +70,15 @@ class AgentSpec(BaseModel):
         description="Values of the agent's other required input fields (not input_field), sent "
         "with the user's words on the first run of a conversation.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_strategy(cls, data: Any) -> Any:
+        """Imports before the answers became the one record of it wrote ``strategy`` here too;
+        the plugin's class says how it runs, so the key is read past, never required."""
+        if isinstance(data, dict):
+            return {key: value for key, value in data.items() if key != "strategy"}
+        return data
 
     @field_validator("config_file")
     @classmethod

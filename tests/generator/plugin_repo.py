@@ -216,6 +216,12 @@ class ImportedPlugin:
         path.write_text(json.dumps(screen, indent=2, sort_keys=True) + "\n")
         commit_all(self.repo, f"hand edit of {name}")
 
+    def edit_agent(self, **values: Any) -> None:
+        """A reviewer's hand edit of ``agent.json``, committed."""
+        path = self.plugin / "agent.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **values}, indent=2) + "\n")
+        commit_all(self.repo, "hand edit of agent.json")
+
     def change_upstream(self, files: dict[str, str]) -> str:
         """Commit ``files`` to the agent's repository; the new commit."""
         write_files(self.agent, files)

@@ -135,7 +135,7 @@ def test_answers_that_disagree_with_the_plugin(imported: Path, tmp_path: Path) -
     folder = copied(imported, tmp_path)
     answers_file = folder / ".copier-answers.yml"
     answers = yaml.safe_load(answers_file.read_text())
-    answers.update(strategy="subgraph", source_commit="main")
+    answers.update(strategy="inline", source_commit="main", agent_file="agent.json")
     answers["screens"]["welcome"] = {"components": [], "voice_text": "the screen, repeated"}
     del answers["_commit"]
     answers_file.write_text(yaml.safe_dump(answers))
@@ -143,20 +143,33 @@ def test_answers_that_disagree_with_the_plugin(imported: Path, tmp_path: Path) -
 
     assert contract.check(folder) == [
         f"{answers_file}: no _commit: not written by Copier, so `copier update` cannot update it",
-        f"{answers_file}: strategy 'subgraph' differs from the __init__.py's STRATEGY 'wrapper'",
+        f"{answers_file}: strategy must be one of wrapper, subgraph, port (how the plugin runs "
+        "its agent), not 'inline'",
         f"{answers_file}: source_commit 'main' is not a full commit sha",
+        f"{answers_file}: agent_file 'agent.json' is not a git blob id",
         f"{folder / 'screens' / 'error.json'}: missing (.copier-answers.yml records it)",
         f"{answers_file}: screens.welcome must be the git blob id of welcome.json as generated",
-        f"{folder / 'agent.json'}: strategy 'wrapper' differs from .copier-answers.yml's "
-        "'subgraph'",
     ]
 
 
-def test_an_answers_file_marks_a_plugin_as_imported(tmp_path: Path) -> None:
-    folder = plugin(tmp_path, {**HAND_WRITTEN, ".copier-answers.yml": "_src_path: .\n"})
+def test_an_agent_json_the_runtime_would_refuse(imported: Path, tmp_path: Path) -> None:
+    folder = copied(imported, tmp_path)
+    agent = folder / "agent.json"
+    agent.write_text(agent.read_text().replace('"config_file": "', '"config_file": "../'))
+
+    problems = contract.check(folder)
+
+    assert problems == [
+        f"{agent}: config_file: Value error, '../langgraph.json' must be a path inside src/"
+    ]
+
+
+@pytest.mark.parametrize("marker", [".copier-answers.yml", "agent.json"])
+def test_either_file_marks_a_plugin_as_imported(tmp_path: Path, marker: str) -> None:
+    contents = {".copier-answers.yml": "_src_path: .\n", "agent.json": "{}"}
+    folder = plugin(tmp_path, {**HAND_WRITTEN, marker: contents[marker]})
     problems = contract.check(folder)
     assert f"{folder / 'src/'}: missing (an imported plugin keeps it)" in problems
-    assert any("STRATEGY must be one of wrapper, subgraph, port" in p for p in problems)
 
 
 def test_leftovers_name_each_marker_line_and_each_leftover_file(tmp_path: Path) -> None:

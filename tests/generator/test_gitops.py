@@ -3,6 +3,7 @@ command that a URL or a configuration asks for."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -130,3 +131,41 @@ def test_ext_urls_never_run_a_command_whatever_the_configuration(
 
     assert "transport 'ext' not allowed" in failed.stderr
     assert not marker.exists()
+
+
+def test_a_callers_environment_never_lifts_a_setting(tmp_path: Path) -> None:
+    """``env`` adds variables (the template repository's hermetic ones); the protocol limit
+    stays, so no caller can let ``ext::`` through by accident."""
+    marker = tmp_path / "pwned"
+    lifted = {"GIT_ALLOW_PROTOCOL": "ext", "GIT_TERMINAL_PROMPT": "1"}
+
+    answer = gitops.query(tmp_path, "ls-remote", "--", f"ext::sh -c touch% {marker}", env=lifted)
+
+    assert answer is None
+    assert not marker.exists()
+
+
+def _git_argvs(tree: ast.Module) -> list[int]:
+    """Lines of list or tuple displays starting with ``"git"``: a git command being spelt."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.List | ast.Tuple)
+        and node.elts
+        and isinstance(node.elts[0], ast.Constant)
+        and node.elts[0].value == "git"
+    ]
+
+
+def test_git_commands_start_only_in_gitops() -> None:
+    """docs/architecture.md: every git process of the generator starts in ``gitops.py``, with
+    its settings, whatever module asks for it."""
+    package = Path(gitops.__file__).parent
+    elsewhere = [
+        f"{path.relative_to(package.parent)}:{line}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "gitops.py" or path.parent != package
+        for line in _git_argvs(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+    assert elsewhere == []

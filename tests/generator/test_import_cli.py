@@ -80,7 +80,7 @@ def test_dry_run_json_gives_the_files_as_strings_and_writes_nothing(
     result = json.loads(capsys.readouterr().out)
     assert code == 0 and tree(repo) == before
     assert result["dry_run"] is True
-    assert json.loads(result["files"]["agent.json"])["strategy"] == "wrapper"
+    assert json.loads(result["files"]["agent.json"])["graph_id"] == "agent"
     assert result["files"]["src/graph.py"].startswith("from langchain_core")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import AgentImportError
-from generator.pipeline.demo import clone_repository, run_demo
+from generator.pipeline.demo import clone_repository, run_import_demo
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -26,7 +26,7 @@ def test_the_demo_imports_an_example_into_a_clone_and_converses() -> None:
     status = plugins_status()
     out = io.StringIO()
 
-    code = run_demo(ROOT, out=out)
+    code = run_import_demo(ROOT, out=out)
 
     text = out.getvalue()
     assert code == 0, text
@@ -39,7 +39,7 @@ def test_the_demo_imports_an_example_into_a_clone_and_converses() -> None:
 
 def test_an_unknown_example_is_refused(tmp_path: Path) -> None:
     with pytest.raises(AgentImportError, match="no example 'nope'"):
-        run_demo(tmp_path, example="nope", out=io.StringIO())
+        run_import_demo(tmp_path, example="nope", out=io.StringIO())
 
 
 OTHER_FILESYSTEM = Path("/dev/shm")

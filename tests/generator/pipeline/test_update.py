@@ -22,6 +22,7 @@ from generator.models import Source
 from generator.pipeline.steps import Step
 from generator.pipeline.update import UpdateOptions, update_plugin
 from generator.render.claim import Claim, ClaimHeld
+from generator.render.screen_files import blob_id
 from generator.render.staging import Staging
 from generator.render.template_repo import replayed_from
 from runtime.layout import PLUGINS_FOLDER
@@ -111,6 +112,38 @@ def test_an_upstream_change_keeps_the_hand_edit_and_shows_the_new_field(
     assert result.changes.screens_hand_edited == ["result"]
     assert setup.head() == before  # a diff in the working tree, nothing committed
     assert f"runtime/plugins/{PLUGIN}/screens/result.json" in result.files
+
+
+def test_a_hand_edit_of_agent_json_stays_beside_the_new_values(setup: ImportedPlugin) -> None:
+    setup.edit_agent(inputs={"verdict": "not judged yet"})
+    setup.change_upstream(VOWELS)
+
+    result = setup.update()
+
+    assert result.status == "updated" and result.validation and result.validation.ok
+    agent = setup.plugin / "agent.json"
+    spec = json.loads(agent.read_text())
+    assert spec["inputs"] == {"verdict": "not judged yet"}
+    assert spec["result_fields"] == ["letters", "vowels", "words"]
+    # The answers record agent.json as generated, the base of the next merge: not the edit.
+    generated = json.dumps({**spec, "inputs": {}}, indent=2, sort_keys=True) + "\n"
+    assert setup.answers()["agent_file"] == blob_id(generated)
+
+
+def test_agent_json_changed_on_both_sides_is_a_conflict_named_by_key(
+    setup: ImportedPlugin,
+) -> None:
+    setup.edit_agent(result_fields=["words"])
+    setup.change_upstream(VOWELS)
+
+    result = setup.update()
+
+    file = f"runtime/plugins/{PLUGIN}/agent.json"
+    assert result.status == "conflicts"
+    assert [(c.file, c.property) for c in result.conflicts] == [(file, "result_fields")]
+    assert git(setup.repo, "diff", "--name-only", "--diff-filter=U").splitlines() == [file]
+    text = (setup.repo / file).read_text()
+    assert "<<<<<<< before updating" in text and '"vowels"' in text
 
 
 def test_a_generated_screen_git_no_longer_has_merges_as_conflicts_never_over_a_hand_edit(

@@ -1,4 +1,4 @@
-"""A plugin's settings: recorded at import in agent.json, listed in its README, and whatever
+"""A plugin's settings: recorded at import in agent.json (the README points there), and whatever
 still needs a value named with how to set it."""
 
 from __future__ import annotations
@@ -115,7 +115,9 @@ def test_literal_defaults(default: str | None, value: object, given: bool) -> No
     assert has_default(field) is given
 
 
-def test_an_import_writes_the_settings_into_agent_json_and_the_readme(tmp_path: Path) -> None:
+def test_an_import_writes_the_settings_into_agent_json_only(tmp_path: Path) -> None:
+    """agent.json is the one record of the settings: the README points there, and lists only
+    what agent.json does not hold (the variables read when set)."""
     repo = runtime_repo(tmp_path / "repo")
     files = echo_agent("greeter")
     files["graph.py"] = """
@@ -160,8 +162,11 @@ def test_an_import_writes_the_settings_into_agent_json_and_the_readme(tmp_path: 
     assert spec.env == ["GREETER_KEY"]
     assert spec.inputs == {}
     readme = (folder / "README.md").read_text()
-    assert '- `greeting` = `"Hello"`' in readme
-    assert "- `GREETER_KEY` (required)" in readme and "- `GREETER_STYLE` (optional)" in readme
+    answers = (folder / ".copier-answers.yml").read_text()
+    assert "`agent.json` holds them" in readme and "- `GREETER_STYLE`" in readme
+    assert not any(
+        name in text for name in ("greeting", "GREETER_KEY") for text in (readme, answers)
+    )
     written = [p.read_bytes() for p in folder.rglob("*") if p.is_file() and "src" not in p.parts]
     assert not any(b"sk-do-not-copy" in content for content in written)  # names, never values
     render = next(step for step in result.steps if step.name == "render")

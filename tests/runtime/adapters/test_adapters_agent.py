@@ -11,7 +11,6 @@ import pytest
 from runtime.adapters.agent import AgentFileError, load_agent_spec
 
 BASE = {
-    "strategy": "subgraph",
     "graph_id": "agent",
     "graph_spec": "./graph.py:graph",
     "config_file": "langgraph.json",

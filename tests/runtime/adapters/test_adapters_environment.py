@@ -48,7 +48,6 @@ class NeedsKey:
 
 def spec(**values: Any) -> AgentSpec:
     return AgentSpec(
-        strategy="wrapper",
         graph_id="agent",
         graph_spec="./g.py:graph",
         config_file="langgraph.json",

@@ -37,7 +37,6 @@ def plugin(tmp_path: Path, files: dict[str, str], **spec: Any) -> tuple[Path, Ag
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
     values = {
-        "strategy": "wrapper",
         "graph_id": "agent",
         "graph_spec": "./graph.py:graph",
         "config_file": "langgraph.json",

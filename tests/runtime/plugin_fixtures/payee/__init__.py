@@ -5,4 +5,3 @@ for approval with ``interrupt()`` before it adds a payee.
 PLUGIN_ID = "payee"
 TITLE = "Payees"
 DESCRIPTION = "Adds payees, once the customer approves."
-STRATEGY = "subgraph"
