@@ -66,7 +66,7 @@ from runtime.turns.approvals import (
     answer_click,
     answer_words,
     approval_events,
-    asks_itself,
+    asks_again,
 )
 from runtime.wire import (
     ClientMessage,
@@ -212,9 +212,7 @@ class Session:
         )
         if resume is not None:
             await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
-        elif (
-            isinstance(payload, TranscriptFinal) and self.waiting and not asks_itself(self.waiting)
-        ):
+        elif isinstance(payload, TranscriptFinal) and asks_again(self.waiting):
             await self.ask_again()
         elif isinstance(payload, TranscriptFinal):
             await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))

@@ -13,13 +13,18 @@ already holds everything but what is new. So only the end of ``messages`` counts
   is a press of a button the interrupt lists in ``answeredBy`` (``Interrupt.metadata``), which
   answers it with the click (``@ag-ui/client`` starts no run while an interrupt is pending unless
   the run resumes it, so this is how such a frontend sends the press), and such an interrupt
-  takes no other payload than a yes or a no;
+  takes no other payload than a yes, a no or words; a string payload is what the customer typed,
+  one of the options' values or words read as a message's (below), refused when they answer
+  nothing;
 * an A2UI action in ``forwardedProps`` (``a2uiAction``: a button press as A2UI v0.9 reports it,
   ``{name, surfaceId, sourceComponentId, timestamp, context}``) is a click, as the WebSocket's
   ``client.ui.action`` is: an approval button answers its interrupt, any other button of the
   plugin runs a turn; an action the plugin does not declare is refused before anything runs;
 * otherwise, a last ``user`` message is what the user said (on a new thread, together with the
-  plugin's initial state, so the first run is one turn);
+  plugin's initial state, so the first run is one turn); while a question waits, its words
+  answer it as on the WebSocket (``runtime.turns.approvals.answer_words``: "yes" to approve /
+  reject is approve), and words that answer nothing run nothing (the run asks it again), unless
+  the question is the plugin's own (``shown``);
 * a new thread without a user message runs the welcome turn; an old one runs nothing (the run
   redraws the session's screens).
 """
@@ -38,8 +43,8 @@ from runtime.actions import ActionRejected, resolve_action
 from runtime.client_tools import ClientToolAnswer, client_tool_call
 from runtime.contracts import Mode
 from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
-from runtime.turns.approvals import Approval, answer_click, pressed
-from runtime.turns.events import PendingInterrupt
+from runtime.turns.approvals import Approval, answer_click, answer_words, asks_again, pressed
+from runtime.turns.events import PendingInterrupt, is_client_tool_call
 
 #: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text"), the device,
 #: and a button press (an A2UI action).
@@ -101,7 +106,12 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
     if not opening.state:
         start = engine.start(**options)
         return TurnRequest({**start.update, "transcript": said}, **options)
-    return TurnRequest.say(said, **options) if said else None
+    if not said:
+        return None
+    resume = answer_words(opening.interrupts, said)
+    if resume is not None:
+        return TurnRequest.answer(resume, **options)
+    return None if asks_again(opening.interrupts) else TurnRequest.say(said, **options)
 
 
 def action_of(run: RunAgentInput) -> ActionEvent | None:
@@ -157,14 +167,17 @@ def trailing(run: RunAgentInput) -> list[ToolMessage]:
 
 def resumed(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> dict[str, Any]:
     """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload (``True``, an
-    approval, when it has none; the click, when it is a press of a button the interrupt lists),
-    ``False`` for a cancelled one (as the reject button answers)."""
+    approval, when it has none; the click, when it is a press of a button the interrupt lists;
+    the answer words give, when it is a string), ``False`` for a cancelled one (as the reject
+    button answers)."""
     answers: dict[str, Any] = {}
     for index, entry in enumerate(run.resume or ()):
         payload = entry.payload if entry.status == "resolved" else False
         pending = next((p for p in opening.interrupts if p.id == entry.interrupt_id), None)
         if isinstance(payload, dict) and ACTION_PROP in payload and pending is not None:
             payload = press_answer(engine, pending, payload[ACTION_PROP], index)
+        elif isinstance(payload, str) and pending is not None and not is_client_tool_call(pending):
+            payload = words_answer(pending, payload, index)
         elif pending is not None and not (payload is None or isinstance(payload, bool)):
             check_raw_payload(pending, index)
         answers[entry.interrupt_id] = True if payload is None else payload
@@ -180,6 +193,22 @@ def check_raw_payload(pending: PendingInterrupt, index: int) -> None:
             f"resume[{index}].payload: interrupt {pending.id} is answered by true, false or "
             f"{{{ACTION_PROP!r}: a press of {' or '.join(buttons)}}}"
         )
+
+
+def words_answer(pending: PendingInterrupt, words: str, index: int) -> Any:
+    """What a string in ``resume[index].payload`` answers ``pending`` with: one of its options'
+    values is that option; other words are read as a message's (``answer_words``), and words that
+    answer nothing (or say both yes and no) are refused, so the question still waits."""
+    approval = Approval.of(pending.value)
+    if any(option.value == words for option in approval.options):
+        return words
+    answer = answer_words([pending], words)
+    if answer is None:
+        raise ActionRejected(
+            f"resume[{index}].payload does not answer interrupt {pending.id}: "
+            f"{approval.how_to_answer()}"
+        )
+    return answer[pending.id]
 
 
 def press_answer(engine: TurnEngine, pending: PendingInterrupt, raw: Any, index: int) -> Any:

@@ -17,7 +17,9 @@ click itself (``{"id", "data"}``, its data checked as any click's), not a new tu
 Answers: the buttons ``<plugin_id>.approve`` / ``<plugin_id>.reject`` (resume value ``True`` /
 ``False``) or, when the interrupt has options, ``<plugin_id>.choose`` with the option's index
 (resume value: the option's ``value``, by default its label); every button names its
-``interruptId``. By voice: yes or no words, or an option's words, answer the first question.
+``interruptId``. Words answer the first question (``Approval.chosen``): a two-way question (no
+options, or two options of which one says yes and the other no, such as approve / reject) takes a
+yes or a no, and words that say both answer nothing; other options take their own words.
 """
 
 from __future__ import annotations
@@ -41,16 +43,80 @@ ANSWERS: Final = (APPROVE, REJECT, CHOOSE)
 #: The key of a ``shown`` question's value that lists the plugin's own buttons answering it.
 ANSWERED_BY: Final = "answeredBy"
 DEFAULT_QUESTION = "Shall I go ahead?"
-YES = frozenset({"yes", "yeah", "yep", "sure", "ok", "okay", "approve", "confirm", "go ahead"})
-NO = frozenset({"no", "nope", "cancel", "reject", "stop", "don't", "do not", "not now"})
+#: Phrases that say yes, and phrases that say no, to a two-way question; an option labelled (or
+#: valued) with one of them is that side of a pair of options.
+YES = frozenset(
+    {"yes", "yeah", "yep", "sure", "ok", "okay", "go ahead", "approve", "accept", "allow"}
+    | {"confirm", "continue", "proceed", "agree"}
+)
+NO = frozenset(
+    {"no", "nope", "don't", "do not", "not now", "stop", "cancel", "reject", "decline", "deny"}
+    | {"abort"}
+)
+#: Phrases that hold a yes or no word without being an answer.
+NEITHER = frozenset(
+    {"not sure", "no problem", "no worries", "no idea", "don't know", "do not know"}
+)
 #: Room left in a spoken line for "Say yes or no." and the options.
 QUESTION_WORDS = 24
+SAY_YES_OR_NO: Final = "Say yes or no."
 
 
 @dataclass(frozen=True)
 class Option:
     label: str
     value: Any
+
+
+#: The answers of a question without options: yes (``True``) and no (``False``).
+YES_NO: Final = (Option("yes", True), Option("no", False))
+
+
+def _words(text: str) -> list[str]:
+    """``text`` as lower-case words (a typographic apostrophe read as ``'``)."""
+    return re.findall(r"[a-z0-9']+", text.lower().replace("\u2019", "'"))
+
+
+def _phrase(text: str) -> str:
+    return " ".join(_words(text))
+
+
+#: What each phrase says: ``True`` yes, ``False`` no, ``None`` neither.
+_MEANINGS: Final[dict[str, bool | None]] = {
+    **dict.fromkeys(NEITHER, None),
+    **dict.fromkeys(YES, True),
+    **dict.fromkeys(NO, False),
+}
+
+
+def _yes_or_no(
+    words: Sequence[str], meanings: Mapping[str, bool | None] = _MEANINGS
+) -> bool | None:
+    """Whether ``words`` say yes (``True``) or no (``False``); ``None`` when they say neither, or
+    both. The phrases of ``meanings`` are matched longest first and a word belongs to one phrase
+    at most, so "not sure" says nothing and "don't go ahead" says both."""
+    longest = max(len(phrase.split()) for phrase in meanings)
+    said: set[bool] = set()
+    start = 0
+    while start < len(words):
+        for size in range(min(longest, len(words) - start), 0, -1):
+            phrase = " ".join(words[start : start + size])
+            if phrase in meanings:
+                if (says := meanings[phrase]) is not None:
+                    said.add(says)
+                start += size
+                break
+        else:
+            start += 1
+    return said.pop() if len(said) == 1 else None
+
+
+def _side(option: Option) -> bool | None:
+    """The side of a two-way question ``option`` stands for, by its label, else its value."""
+    side = _MEANINGS.get(_phrase(option.label))
+    if side is None and isinstance(option.value, str):
+        side = _MEANINGS.get(_phrase(option.value))
+    return side
 
 
 @dataclass(frozen=True)
@@ -88,15 +154,56 @@ class Approval:
             else (),
         )
 
+    def pair(self) -> tuple[Option, Option] | None:
+        """The yes and the no answer of a two-way question: ``YES_NO`` without options, or two
+        options of which one stands for yes and the other for no; ``None`` for other options."""
+        if not self.options:
+            return YES_NO
+        sides = [_side(option) for option in self.options]
+        if len(sides) != 2 or set(sides) != {True, False}:
+            return None
+        yes, no = self.options if sides[0] else self.options[::-1]
+        return yes, no
+
+    def chosen(self, text: str) -> Option | None:
+        """The answer the customer's words give, if any. A two-way question takes a yes or a no
+        (``_yes_or_no``: "yes", "sure", "go ahead", "no", "don't", ...; its options' own words count
+        on their side) and words that say both answer nothing; other options are chosen by their
+        words, the first that was said."""
+        words = _words(text)
+        pair = self.pair()
+        if pair is not None:
+            own = {_phrase(o.label): side for o, side in zip(pair, (True, False), strict=True)}
+            says = _yes_or_no(words, {**_MEANINGS, **own})
+            return None if says is None else pair[0] if says else pair[1]
+        said = " ".join(words)
+        for option in self.options:
+            label = _phrase(option.label)
+            if label and re.search(rf"\b{re.escape(label)}\b", said):
+                return option
+        return None
+
     def spoken(self) -> str:
         """The question and how to answer it, under the voice limit."""
         words = self.question.split()
         question = " ".join(words[:QUESTION_WORDS]) + ("…" if len(words) > QUESTION_WORDS else "")
-        if not self.options:
-            return f"{question} Say yes or no."
-        labels = [o.label for o in self.options]
-        line = f"{question} Say {', '.join(labels[:-1])} or {labels[-1]}."
-        return line if len(line.split()) < MAX_VOICE_WORDS else f"{question} Choose on screen."
+        line = f"{question} {self.how_to_answer()}"
+        if len(line.split()) < MAX_VOICE_WORDS:
+            return line
+        return f"{question} {SAY_YES_OR_NO if self.pair() else 'Choose on screen.'}"
+
+    def how_to_answer(self) -> str:
+        """How to answer, said: "Say yes or no.", "Say yes to approve or no to reject.", or the
+        options ("Say email or sms.")."""
+        pair = self.pair()
+        if pair is None:
+            labels = [o.label for o in self.options]
+            return f"Say {', '.join(labels[:-1])} or {labels[-1]}."
+        yes, no = (
+            word if _phrase(option.label) == word else f"{word} to {option.label}"
+            for option, word in zip(pair, ("yes", "no"), strict=True)
+        )
+        return f"Say {yes} or {no}."
 
 
 def _options(raw: Any) -> tuple[Option, ...]:
@@ -229,27 +336,20 @@ def pressed(
     return resolve_action(plugin, action_id, dict(data))
 
 
-def asks_itself(interrupts: Sequence[PendingInterrupt]) -> bool:
-    """The first pending question is the plugin's own (``shown``): it handles other words."""
-    return bool(interrupts) and Approval.of(interrupts[0].value).shown
+def _questions(interrupts: Sequence[PendingInterrupt]) -> list[PendingInterrupt]:
+    """The pending questions words may answer: not the client tool calls."""
+    return [i for i in interrupts if not is_client_tool_call(i)]
+
+
+def asks_again(interrupts: Sequence[PendingInterrupt]) -> bool:
+    """Words that answer nothing ask the first question again: it is the runtime's (a ``shown``
+    question is the plugin's own, which takes other words as a new turn)."""
+    questions = _questions(interrupts)
+    return bool(questions) and not Approval.of(questions[0].value).shown
 
 
 def answer_words(interrupts: Sequence[PendingInterrupt], text: str) -> dict[str, Any] | None:
     """The resume the customer's words mean for the first pending question, or ``None``."""
-    interrupts = [i for i in interrupts if not is_client_tool_call(i)]
-    if not interrupts:
-        return None
-    first = interrupts[0]
-    approval = Approval.of(first.value)
-    said = " ".join(re.findall(r"[a-z0-9']+", text.lower()))
-    if approval.options:
-        for option in approval.options:
-            label = " ".join(re.findall(r"[a-z0-9']+", option.label.lower()))
-            if label and re.search(rf"\b{re.escape(label)}\b", said):
-                return {first.id: option.value}
-        return None
-    if any(re.search(rf"\b{re.escape(word)}\b", said) for word in NO):
-        return {first.id: False}
-    if any(re.search(rf"\b{re.escape(word)}\b", said) for word in YES):
-        return {first.id: True}
-    return None
+    questions = _questions(interrupts)
+    chosen = Approval.of(questions[0].value).chosen(text) if questions else None
+    return None if chosen is None else {questions[0].id: chosen.value}

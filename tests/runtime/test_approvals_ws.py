@@ -60,6 +60,24 @@ def test_an_imported_agent_cancels_on_the_customers_word(server: str) -> None:
         assert client.surfaces["payee"].data["state"]["payees"] == []
 
 
+@pytest.mark.parametrize(
+    ("answer", "reply", "payees"),
+    [("yes", "Added Ann as a payee.", ["Ann"]), ("no", "Cancelled: Ann was not added.", [])],
+)
+def test_yes_and_no_answer_an_approve_or_reject_question_with_its_option(
+    server: str, answer: str, reply: str, payees: list[str]
+) -> None:
+    # the agent adds only on the option "approve" itself (see the payee fixture's graph)
+    with RuntimeClient(server, agent="payee") as client:
+        client.receive_turn()
+        asked = check_frames("payee", client.say("offer ann"))
+        assert voice(asked) == "Add Ann as a payee? Say yes to approve or no to reject."
+        both = client.say("yes, no, I mean no")  # says both: taken as neither, asked again
+        assert voice(both) == "Add Ann as a payee? Say yes to approve or no to reject."
+        assert voice(check_frames("payee", client.say(answer))) == reply
+        assert client.surfaces["payee"].data["state"]["payees"] == payees
+
+
 def test_a_runaway_imported_agent_is_stopped_and_its_own_state_rolled_back(server: str) -> None:
     with RuntimeClient(server, agent="payee") as client:
         client.receive_turn()

@@ -125,6 +125,75 @@ def test_a_press_on_the_approval_screen_answers_the_interrupt(
     assert text == reply
 
 
+OFFER_ANN = {"id": "u1", "role": "user", "content": "offer ann"}
+APPROVE_OR_REJECT = "Add Ann as a payee? Say yes to approve or no to reject."
+YES_OR_NO = [("yes", "Added Ann as a payee.", ["Ann"]), ("no", "Cancelled: Ann was not added.", [])]
+
+
+def text_of(events: list[dict[str, Any]]) -> str:
+    return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+
+
+def voice_of(events: list[dict[str, Any]]) -> list[str]:
+    return [
+        e["value"]["text"] for e in events if e["type"] == "CUSTOM" and e["name"] == "voice.say"
+    ]
+
+
+@pytest.mark.parametrize(("answer", "reply", "payees"), YES_OR_NO)
+def test_a_message_answers_an_approve_or_reject_question_with_its_option(
+    server: str, answer: str, reply: str, payees: list[str]
+) -> None:
+    # The agent takes only "approve" or "reject" (the payee fixture's "offer"); a user message
+    # while it waits is read as on the WebSocket.
+    url, thread = f"{server}/agui/payee", uuid.uuid4().hex
+    asked = post_run(url, thread, messages=[OFFER_ANN])
+    (pending,) = asked[-1]["outcome"]["interrupts"]
+    assert voice_of(asked) == [APPROVE_OR_REJECT]
+    both = {"id": "u2", "role": "user", "content": "approve, no, reject"}
+    again = post_run(url, thread, messages=[OFFER_ANN, both])  # neither: nothing runs, asked again
+    assert again[-1]["outcome"]["interrupts"] == [pending]
+    assert voice_of(again) == [APPROVE_OR_REJECT]
+    said = {"id": "u3", "role": "user", "content": answer}
+    answered = post_run(url, thread, messages=[OFFER_ANN, both, said])
+    assert answered[-1]["type"] == "RUN_FINISHED"
+    assert answered[-1]["outcome"]["type"] == "success"
+    assert text_of(answered) == reply
+    (snapshot,) = [e["snapshot"] for e in answered if e["type"] == "STATE_SNAPSHOT"]
+    assert snapshot["state"]["payees"] == payees
+
+
+@pytest.mark.parametrize(("answer", "reply", "payees"), YES_OR_NO)
+def test_words_as_the_resume_payload_answer_an_approve_or_reject_question(
+    server: str, agui_client: AguiClient, answer: str, reply: str, payees: list[str]
+) -> None:
+    # @ag-ui/client sends nothing but a resume while an interrupt waits: a frontend passes what
+    # the customer typed as its payload. Words that say both are refused and the question waits.
+    report = agui_client(
+        {
+            "url": f"{server}/agui/payee",
+            "threadId": uuid.uuid4().hex,
+            "steps": [
+                {"say": "offer ann"},
+                {"resume": {"status": "resolved", "payload": "yes no"}},
+                {"resume": {"status": "resolved", "payload": answer}},
+            ],
+        }
+    )
+    asked, refused, answered = report["runs"]
+    assert asked["outcome"] == "interrupt"
+    assert refused["outcome"] == "error"
+    (error,) = [e for e in refused["events"] if e["type"] == "RUN_ERROR"]
+    assert error["code"] == "action_rejected"
+    assert error["message"].endswith(
+        f"does not answer interrupt {asked['interrupts'][0]['id']}: "
+        + "Say yes to approve or no to reject."
+    )
+    assert answered["outcome"] == "success"
+    assert text_of(answered["events"]) == reply
+    assert report["state"]["state"]["payees"] == payees
+
+
 def test_a_plugin_that_raises_ends_the_run_with_run_error(
     server: str, agui_client: AguiClient
 ) -> None:

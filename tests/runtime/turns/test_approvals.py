@@ -19,7 +19,7 @@ from runtime.turns.approvals import (
     answer_click,
     answer_words,
     approval_events,
-    asks_itself,
+    asks_again,
 )
 from tests.runtime.plugins.turns import check_events
 
@@ -76,8 +76,10 @@ def test_how_values_are_read() -> None:
         ("OK, go ahead", {"i-1": True}),
         ("no", {"i-1": False}),
         ("not now", {"i-1": False}),
+        ("no problem, go ahead", {"i-1": True}),
         ("what is this?", None),
         ("nobody", None),
+        ("yes, no", None),
     ],
 )
 def test_words_answer_the_first_question(text: str, resume: dict[str, bool] | None) -> None:
@@ -87,6 +89,93 @@ def test_words_answer_the_first_question(text: str, resume: dict[str, bool] | No
 def test_words_pick_an_option() -> None:
     assert answer_words([LIMIT], "let's keep it") == {"i-2": "Keep it"}
     assert answer_words([LIMIT], "yes") is None
+
+
+#: Options whose labels are no yes or no word but whose values are.
+ADD_OR_LEAVE = [{"label": "Add Ann", "value": "approve"}, {"label": "Leave it", "value": "reject"}]
+#: Two-way options: (the options, the affirming one's value, the refusing one's value).
+PAIRS: list[tuple[list[Any], str, str]] = [
+    (["approve", "reject"], "approve", "reject"),
+    (["Accept", "Decline"], "Accept", "Decline"),
+    (["confirm", "cancel"], "confirm", "cancel"),
+    (["Allow", "Deny"], "Allow", "Deny"),
+    (["Yes", "No"], "Yes", "No"),
+    (["continue", "stop"], "continue", "stop"),
+    (["proceed", "abort"], "proceed", "abort"),
+    (["OK", "Cancel"], "OK", "Cancel"),
+    (["reject", "approve"], "approve", "reject"),
+    ([{"label": "Approve", "value": "A"}, {"label": "Reject", "value": "R"}], "A", "R"),
+    (ADD_OR_LEAVE, "approve", "reject"),
+]
+SAY_YES = ["yes", "Yes!", "ok", "OK.", "sure", "go ahead", "Yeah, go ahead please", "yes please",
+           "no problem, go ahead"]  # fmt: skip
+SAY_NO = ["no", "No.", "nope", "don't", "Don\u2019t", "do not", "stop", "cancel", "not now"]
+#: Words that say neither: no yes or no word, or one inside a phrase that is not an answer.
+NEITHER = ["", "what is this?", "maybe", "nobody", "yesterday", "not sure", "no problem",
+           "I don't know", "no idea"]  # fmt: skip
+#: Words that say both: answered by neither.
+BOTH = ["yes no", "Yes... no.", "approve, no reject", "don't go ahead", "sure, cancel it",
+        "ok stop", "I do not approve"]  # fmt: skip
+
+
+def two_way(options: list[Any]) -> PendingInterrupt:
+    return PendingInterrupt("i-9", {"question": "Add Ann as a payee?", "options": options})
+
+
+@pytest.mark.parametrize(("options", "yes", "no"), PAIRS)
+def test_yes_and_no_answer_a_two_way_question_with_its_options(
+    options: list[Any], yes: str, no: str
+) -> None:
+    question = two_way(options)
+    for text in SAY_YES:
+        assert answer_words([question], text) == {"i-9": yes}, text
+    for text in SAY_NO:
+        assert answer_words([question], text) == {"i-9": no}, text
+    for text in NEITHER + BOTH:
+        assert answer_words([question], text) is None, text
+
+
+def test_an_options_own_words_count_on_its_side() -> None:
+    question = two_way(ADD_OR_LEAVE)
+    assert answer_words([question], "add ann") == {"i-9": "approve"}
+    assert answer_words([question], "leave it, no") == {"i-9": "reject"}
+    assert answer_words([question], "add ann, no") is None
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["email", "sms"], ["approve", "reject", "later"], ["yes", "ok"], ["no", "cancel"]],
+)
+def test_other_options_are_answered_by_their_own_words_only(options: list[str]) -> None:
+    question = two_way(options)
+    assert Approval.of(question.value).pair() is None
+    for option in options:
+        assert answer_words([question], f"{option} please") == {"i-9": option}
+    if "yes" not in options:
+        assert answer_words([question], "yes") is None
+    if "no" not in options:
+        assert answer_words([question], "no") is None
+
+
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (["approve", "reject"], "Add Ann as a payee? Say yes to approve or no to reject."),
+        (["Cancel", "OK"], "Add Ann as a payee? Say yes to OK or no to Cancel."),
+        (["Yes", "No"], "Add Ann as a payee? Say yes or no."),
+        (
+            [{"label": "Add her", "value": "ok"}, "No"],
+            "Add Ann as a payee? Say yes to Add her or no.",
+        ),
+        (["email", "sms"], "Add Ann as a payee? Say email or sms."),
+        (
+            [{"label": " ".join(["word"] * 30), "value": "ok"}, "no"],
+            "Add Ann as a payee? Say yes or no.",
+        ),
+    ],
+)
+def test_a_two_way_question_is_spoken_as_yes_or_no(options: list[Any], line: str) -> None:
+    assert Approval.of(two_way(options).value).spoken() == line
 
 
 def test_clicks_name_their_interrupt() -> None:
@@ -105,7 +194,7 @@ def test_clicks_name_their_interrupt() -> None:
 def test_a_question_the_plugin_shows_itself_adds_nothing_but_is_answered() -> None:
     own = PendingInterrupt("i-3", {"question": "Freeze it?", "shown": True})
     assert approval_events("asker", [own]) == []
-    assert asks_itself([own]) and not asks_itself([PAYEE, own])
+    assert not asks_again([own]) and asks_again([PAYEE, own])
     assert answer_words([own], "yes") == {"i-3": True}
     events = approval_events("asker", [own, PAYEE])
     assert [e["payload"]["text"] for e in events if e["type"] == "server.voice.say"] == [

@@ -1,5 +1,7 @@
 """An approval agent as LangGraph's server runs it: it asks before it adds a payee.
 
+"add NAME" asks yes or no (``interrupt()`` answered ``True`` or ``False``); "offer NAME" asks with
+the options approve / reject, as an agent written for buttons does, and takes no other answer.
 "repeat ..." sends it into a loop that adds "Echo" as a payee at every step and never stops.
 """
 
@@ -20,11 +22,18 @@ def route(state: PayeeState) -> str:
 
 
 def propose(state: PayeeState) -> PayeeState:
-    name = state.get("request", "").removeprefix("add").strip().title() or "Nobody"
-    approved = interrupt(
-        {"question": f"Add {name} as a payee?", "details": {"Name": name, "Sort code": "12-34-56"}}
-    )
-    if approved is True:
+    verb, _, rest = state.get("request", "").partition(" ")
+    name = rest.strip().title() or "Nobody"
+    question = f"Add {name} as a payee?"
+    if verb == "offer":
+        answer = interrupt({"question": question, "options": ["approve", "reject"]})
+        if answer not in ("approve", "reject"):
+            return {"reply": f"Not an option: {answer!r}."}
+        approved = answer == "approve"
+    else:
+        details = {"Name": name, "Sort code": "12-34-56"}
+        approved = interrupt({"question": question, "details": details}) is True
+    if approved:
         return {"payees": [*state.get("payees", []), name], "reply": f"Added {name} as a payee."}
     return {"reply": f"Cancelled: {name} was not added."}
 
