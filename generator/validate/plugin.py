@@ -21,6 +21,7 @@ from generator.validate import warm
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
+from runtime.layout import REQUIREMENTS_FILE
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
@@ -147,10 +148,10 @@ def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -
 
 
 def _missing(module: str, folder: Path) -> MissingDependency:
-    requirement = requirement_for_module(module, read_requirements(folder / "requirements.txt"))
+    requirement = requirement_for_module(module, read_requirements(folder / REQUIREMENTS_FILE))
     where = f"the requirement {requirement!r} in" if requirement else "a requirement missing from"
     hint = (
-        f"module {module!r} is not installed ({where} {folder.name}/requirements.txt); "
+        f"module {module!r} is not installed ({where} {folder.name}/{REQUIREMENTS_FILE}); "
         "approve the requirements with --approve-deps to install them into an isolated "
         f"validation environment (.agent-import/envs/{folder.name}), never the runtime's"
     )
