@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, DirectoryPath, Field, SecretStr, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    DirectoryPath,
+    Field,
+    SecretStr,
+    field_validator,
+)
 
+from runtime.extensions import check_name
 from runtime.persistence import check_url
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -51,6 +60,12 @@ class Settings(BaseModel):
     offline_models: bool = Field(
         default=False, description="Answer every chat model call with the scripted offline reply."
     )
+    extensions: tuple[Annotated[str, AfterValidator(check_name)], ...] = Field(
+        default=(),
+        description="Optional components to mount, by name (runtime.extensions): 'import-api' "
+        "serves the import API and the /transfer wizard. None by default.",
+    )
+    # The import API's settings: plain data, read by the import-api extension only.
     admin_token: SecretStr | None = Field(
         default=None,
         description="With a token, the import API and wizard answer any client presenting it "

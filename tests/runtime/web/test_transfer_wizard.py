@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from runtime.layout import PLUGINS_FOLDER
-from tests.runtime.import_api.import_api_fixtures import (
+from tests.generator.api.import_api_fixtures import (
     SAVINGS_HELPER,
     Server,
     fake_bedrock,

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from runtime.extensions import IMPORT_API
 from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
@@ -27,6 +28,13 @@ from tests.generator.plugin_repo import ROOT, runtime_repo
 SAVINGS_HELPER = str(ROOT / "examples" / "savings_helper")
 
 Server = Callable[..., AbstractContextManager[httpx.Client]]
+
+
+def api_settings(repo: Path, **overrides: Any) -> Settings:
+    """A runtime serving ``repo``'s plugins and the import API (``serve --import-api``)."""
+    return Settings.model_validate(
+        {"plugins_dir": repo / PLUGINS_FOLDER, "extensions": [IMPORT_API], **overrides}
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -42,13 +50,11 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(repo: Path) -> Server:
-    """``with server(**settings) as client:`` a runtime serving ``repo``'s plugins."""
+    """``with server(**settings) as client:`` ``api_settings`` served on real uvicorn."""
 
     @contextmanager
     def start(**overrides: Any) -> Iterator[httpx.Client]:
-        settings = Settings.model_validate(
-            {"port": 0, "plugins_dir": repo / PLUGINS_FOLDER, **overrides}
-        )
+        settings = api_settings(repo, port=0, **overrides)
         with (
             serve_in_thread(create_app(settings, callbacks=[]), settings) as address,
             httpx.Client(base_url=f"http://{address}", timeout=120) as client,

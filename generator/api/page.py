@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, RedirectResponse, Response
 
-from runtime.import_api.guard import TOKEN_COOKIE, check_request
+from generator.api.guard import TOKEN_COOKIE, check_request
 from runtime.settings import Settings
 from runtime.web import STATIC_DIR
 

@@ -7,6 +7,7 @@ Designs are offline unless a test starts the fake Bedrock endpoint.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,13 @@ import pytest
 from generator.render.claim import Claim
 from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
+from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 from tests.generator.design.fake_bedrock import text_answer
 from tests.generator.plugin_repo import ROOT, agent_repo, needs_dependency_agent, tree, write_files
-from tests.runtime.import_api.import_api_fixtures import SAVINGS_HELPER, Server
 
 SCREENS = ["welcome", "collecting", "result", "error"]
+#: The start of a PNG file: not UTF-8 text.
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 #: Each test runs a real import or two (render and validate in subprocesses): slow on a busy box.
 pytestmark = pytest.mark.timeout(600)
@@ -42,23 +45,29 @@ def _poll(client: httpx.Client, job_id: str, until: str = "DONE") -> dict[str, A
     raise AssertionError(f"job {job_id} did not reach {until}")
 
 
-def test_dry_run_answers_the_files_and_writes_nothing(server: Server, repo: Path) -> None:
+def test_dry_run_answers_the_files_as_strings_and_writes_nothing(
+    server: Server, repo: Path, tmp_path: Path
+) -> None:
+    agent = Path(shutil.copytree(SAVINGS_HELPER, tmp_path / "agent"))
+    (agent / "logo.png").write_bytes(PNG)
     before = tree(repo / PLUGINS_FOLDER)
     with server() as client:
-        answer = _import(client, dry_run=True)
+        answer = _import(client, url=str(agent), dry_run=True)
 
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert set(body) == {
-        "status", "plugin_id", "files_written", "files", "validation", "llm_reasoning",
-        "screens", "job_id",
+        "status", "plugin_id", "files_written", "validation", "llm_reasoning", "screens",
+        "job_id", "files", "binary_files",
     }  # fmt: skip
-    assert (body["status"], body["plugin_id"], body["files_written"]) == ("success", "savings", [])
+    assert (body["status"], body["plugin_id"], body["files_written"]) == ("ok", "savings", [])
     assert body["validation"] == {"import_ok": True, "smoke_test_ok": True}
     assert list(body["screens"]) == SCREENS
     assert body["llm_reasoning"]
     assert json.loads(body["files"]["screens/result.json"]) == body["screens"]["result"]
     assert "class " in body["files"]["plugin.py"]
+    assert all(isinstance(text, str) for text in body["files"].values())
+    assert body["binary_files"] == ["src/logo.png"]
     assert tree(repo / PLUGINS_FOLDER) == before
 
 
@@ -77,7 +86,7 @@ def test_import_writes_the_plugin_and_serves_it_at_once(server: Server, repo: Pa
     folder = repo / PLUGINS_FOLDER / "savings"
     assert "runtime/plugins/savings/plugin.py" in body["files_written"]
     assert all((repo / path).is_file() for path in body["files_written"])
-    assert "files" not in body  # contents only for a dry run
+    assert "files" not in body and "binary_files" not in body  # contents only for a dry run
     assert (
         json.loads((folder / "screens" / "welcome.json").read_text()) == body["screens"]["welcome"]
     )
@@ -259,7 +268,7 @@ def test_a_dry_run_short_of_a_requirement_still_shows_what_it_would_write(
     # The declared requirement, and the module's own name proposed for it (nothing read
     # statically says wizardry-y provides wy): both shown for approval.
     assert missing == ["wizardry-y", "wy"]
-    assert "wizardry-y" in (status["files"]["requirements.txt"] or "")
+    assert "wizardry-y" in status["files"]["requirements.txt"]
     assert status["design"]["plugin_id"] == "short"
     assert status["result"] is None
 

@@ -21,17 +21,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 
-from generator.design import DesignOptions
-from generator.errors import AgentImportError
-from generator.fetch import Workspace, fetch, is_git_url
-from generator.inspect import inspect_source
-from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
-from runtime.a2ui import validate_screen
-from runtime.context import RuntimeContext
-from runtime.import_api.body import read_json
-from runtime.import_api.guard import ApiError, check_request, check_source
-from runtime.import_api.jobs import Job, Jobs, details
-from runtime.import_api.models import (
+from generator.api.body import read_json
+from generator.api.guard import ApiError, check_request, check_source
+from generator.api.jobs import Job, Jobs, details, preview
+from generator.api.models import (
     Accepted,
     ImportRequest,
     ImportResponse,
@@ -42,7 +35,14 @@ from runtime.import_api.models import (
     SourceRequest,
     Validation,
 )
-from runtime.import_api.publish import import_root, serve_plugin
+from generator.api.publish import import_root, serve_plugin
+from generator.design import DesignOptions
+from generator.errors import AgentImportError
+from generator.fetch import Workspace, fetch, is_git_url
+from generator.inspect import inspect_source
+from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
+from runtime.a2ui import validate_screen
+from runtime.context import RuntimeContext
 from runtime.layout import PLUGINS_FOLDER
 from runtime.settings import Settings
 from runtime.wire import describe, excerpt
@@ -93,7 +93,7 @@ def _check_url(url: str, request: Request) -> None:
 @router.post(
     "",
     response_model=ImportResponse,
-    response_model_exclude_none=True,  # ``files`` only for a dry run
+    response_model_exclude_none=True,  # ``files`` and ``binary_files`` only for a dry run
     responses={202: {"model": Accepted}},
 )
 async def import_agent_endpoint(request: Request) -> ImportResponse | JSONResponse:
@@ -197,7 +197,6 @@ def _response(job: Job, result: ImportResult) -> ImportResponse:
     return ImportResponse(
         plugin_id=result.plugin_id,
         files_written=[] if result.dry_run else [(folder / f).as_posix() for f in result.files],
-        files=result.files if result.dry_run else None,
         validation=Validation(
             import_ok=checks.get("import", False), smoke_test_ok=checks.get("turns", False)
         ),
@@ -206,6 +205,7 @@ def _response(job: Job, result: ImportResult) -> ImportResponse:
             name: screen.model_dump(mode="json") for name, screen in result.design.screens().items()
         },
         job_id=job.job_id,
+        **preview(result),
     )
 
 

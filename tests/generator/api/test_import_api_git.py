@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.generator.api.import_api_fixtures import Server
 from tests.generator.plugin_repo import agent_repo, echo_agent
-from tests.runtime.import_api.import_api_fixtures import Server
 
 #: Both endpoints that fetch a source, and the fields each needs besides.
 ENDPOINTS = [

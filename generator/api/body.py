@@ -16,7 +16,7 @@ from typing import Any
 
 from fastapi import Request
 
-from runtime.import_api.guard import ApiError
+from generator.api.guard import ApiError
 
 #: The largest body accepted, in bytes.
 MAX_BODY_BYTES = 1024 * 1024

@@ -1,8 +1,10 @@
 """The import API's requests and answers: the boundary, typed once (see ``docs/wizard.md``).
 
-``ImportResponse`` is the one-shot answer of ``POST /api/import-agent`` (the specification's body
-plus ``job_id``); ``JobStatus`` is what ``GET /api/import-agent/status/{job_id}`` shows while a job
-runs and after. The wizard's extra calls (inspect, validate a screen) have their own small models.
+``ImportResponse`` is the one-shot answer of ``POST /api/import-agent``: the specification's body
+(``status: "ok"``, ``plugin_id``, ``files_written``, ``validation``, ``llm_reasoning``,
+``screens``), plus ``job_id`` and a dry run's files (``Preview``); ``JobStatus`` is what ``GET
+/api/import-agent/status/{job_id}`` shows while a job runs and after. The wizard's extra calls
+(inspect, validate a screen) have their own small models.
 
 Strings that reach paths, git's arguments and error messages are capped here (``Location``,
 ``Name``); designs and screens are bounded by the body's own cap (``body.py``).
@@ -10,11 +12,12 @@ Strings that reach paths, git's arguments and error messages are capped here (``
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from generator import gitops
+from generator.api.guard import CONTROL_CHARACTERS
 from generator.design import Design
 from generator.errors import AgentImportError
 from generator.models import Inspection, Source
@@ -23,7 +26,6 @@ from generator.validate.environment import DependencyReport
 from generator.validate.plugin import Report
 from runtime.a2ui import ValidationIssue
 from runtime.ids import PLUGIN_ID_PATTERN
-from runtime.import_api.guard import CONTROL_CHARACTERS
 from runtime.layout import Strategy
 
 #: The wizard's states (``data-step`` on its root element); a job goes through most of them.
@@ -105,19 +107,31 @@ class Validation(Boundary):
     smoke_test_ok: bool
 
 
+class Preview(TypedDict, total=False):
+    """A dry run's files, as ``ImportResponse`` and ``JobStatus`` show them (empty otherwise)."""
+
+    files: dict[str, str]
+    binary_files: list[str]
+
+
+#: ``Preview.files``.
+FILES_DESCRIPTION = "Dry run only: each text file's contents, by path in the plugin folder."
+#: ``Preview.binary_files``.
+BINARY_FILES_DESCRIPTION = "Dry run only: the files that are not UTF-8 text (not in files)."
+
+
 class ImportResponse(Boundary):
     """The answer of a finished import (``wait: true``), and a done job's ``result``."""
 
-    status: Literal["success"] = "success"
+    status: Literal["ok"] = "ok"
     plugin_id: str
     files_written: list[str] = Field(description="Repository paths; empty for a dry run.")
-    files: dict[str, str | None] | None = Field(
-        default=None, description="Dry run only: each file's contents (None if binary)."
-    )
     validation: Validation
     llm_reasoning: str
     screens: dict[str, dict[str, Any]] = Field(description="welcome, collecting, result, error.")
     job_id: str
+    files: dict[str, str] | None = Field(default=None, description=FILES_DESCRIPTION)
+    binary_files: list[str] | None = Field(default=None, description=BINARY_FILES_DESCRIPTION)
 
 
 class Accepted(Boundary):
@@ -145,10 +159,10 @@ class JobStatus(Boundary):
     report: Report | None = Field(default=None, description="The validation report, if any.")
     dependencies: DependencyReport | None = None
     design: Design | None = Field(default=None, description="The design, once made.")
-    files: dict[str, str | None] | None = Field(
-        default=None,
-        description="A dry run's files with their contents, also when it did not validate.",
+    files: dict[str, str] | None = Field(
+        default=None, description=f"{FILES_DESCRIPTION} Also when it did not validate."
     )
+    binary_files: list[str] | None = Field(default=None, description=BINARY_FILES_DESCRIPTION)
     served: bool = Field(
         default=False, description="The written plugin is live on /ws?agent=<plugin_id> now."
     )

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Iterator
 import httpx
 import pytest
 
-from runtime.import_api.body import MAX_BODY_BYTES, MAX_DEPTH
-from runtime.import_api.guard import MAX_ERROR_CHARS
-from runtime.import_api.models import MAX_NAME_CHARS
-from tests.runtime.import_api.import_api_fixtures import SAVINGS_HELPER, Server
+from generator.api.body import MAX_BODY_BYTES, MAX_DEPTH
+from generator.api.guard import MAX_ERROR_CHARS
+from generator.api.models import MAX_NAME_CHARS
+from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 
 IMPORT = "/api/import-agent"
 #: The body the tests stream: 200 MiB, far past the cap.

@@ -19,12 +19,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from generator.api.guard import ApiError, one_line
+from generator.api.models import JobStatus, Preview, State
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportResult, ValidationFailed
 from generator.pipeline.steps import Step
 from generator.render.claim import ClaimHeld
-from runtime.import_api.guard import ApiError, one_line
-from runtime.import_api.models import JobStatus, State
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +145,18 @@ def details(result: ImportResult) -> dict[str, object]:
         "report": result.validation,
         "design": result.design,
         "dependencies": result.dependencies,
-        "files": result.files if result.dry_run else None,
+        **preview(result),
+    }
+
+
+def preview(result: ImportResult) -> Preview:
+    """A dry run's files as the answers show them: ``files``, each text file's contents as a
+    string, and ``binary_files``, the others by name. Nothing for an import that writes."""
+    if not result.dry_run:
+        return {}
+    return {
+        "files": {path: text for path, text in result.files.items() if text is not None},
+        "binary_files": [path for path, text in result.files.items() if text is None],
     }
 
 

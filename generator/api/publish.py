@@ -11,10 +11,10 @@ import importlib
 import sys
 from pathlib import Path
 
+from generator.api.guard import ApiError
 from generator.errors import AgentImportError
 from generator.repository import find_root
 from runtime.discovery import Registry, load_plugin, one_line_reason, plugins_package
-from runtime.import_api.guard import ApiError
 from runtime.layout import PLUGINS_FOLDER
 
 

@@ -1,4 +1,4 @@
-"""Each rule of ``runtime.import_api.guard``, attacked.
+"""Each rule of ``generator.api.guard``, attacked.
 
 Real uvicorn on 127.0.0.1 for loopback clients; a client from elsewhere is played through httpx's
 ASGI transport, which sets the client address the app sees (the guard answers before anything
@@ -16,8 +16,7 @@ import pytest
 
 from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
-from runtime.settings import Settings
-from tests.runtime.import_api.import_api_fixtures import SAVINGS_HELPER, Server
+from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server, api_settings
 
 TOKEN = "s3cret-token-for-tests"
 STATUS = "/api/import-agent/status/nope"  # 404 once the guard lets a request through
@@ -28,7 +27,7 @@ def _remote(
     repo: Path, requests: list[tuple[str, str, dict[str, Any]]], **settings: object
 ) -> list[httpx.Response]:
     """``(method, path, httpx options)`` sent in order from a non-loopback client address."""
-    app = create_app(Settings(plugins_dir=repo / PLUGINS_FOLDER, **settings), callbacks=[])
+    app = create_app(api_settings(repo, **settings), callbacks=[])
 
     async def send() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app, client=REMOTE)
@@ -119,7 +118,7 @@ def test_a_host_header_is_one_host_and_port_nothing_more(server: Server, host: s
 def test_two_host_headers_are_refused(repo: Path) -> None:
     # h11 refuses a second Host line itself, so this goes through the ASGI transport, whose
     # client is 127.0.0.1 (another server might pass both lines on).
-    app = create_app(Settings(plugins_dir=repo / PLUGINS_FOLDER), callbacks=[])
+    app = create_app(api_settings(repo), callbacks=[])
 
     async def send() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)

@@ -1,7 +1,10 @@
 """The import API and the ``/transfer`` wizard: ``agent-import import`` over HTTP, in a browser.
 
-``install(app, settings)`` adds the endpoints (``routes.py``), the wizard's page (``page.py``;
-its script is built from ``frontend/src/pages/transfer.js``), the in-memory job store
+A runtime extension (``runtime.extensions``), mounted by ``a2ui-runtime serve --import-api``
+only: it lives beside the pipeline it drives, so a runtime not asked for it never loads the
+generator (LibCST, Copier, Jinja2, the Bedrock client). ``install(app, settings)`` adds the
+endpoints (``routes.py``), the wizard's page (``page.py``; the page and its script, built from
+``frontend/src/pages/transfer.js``, are static files of the runtime), the in-memory job store
 (``jobs.py``) and the JSON error answers; every request passes the checks of ``guard.py``, every
 body the bounds of ``body.py``.
 """
@@ -11,16 +14,16 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from runtime.import_api.guard import ApiError
-from runtime.import_api.jobs import Jobs
-from runtime.import_api.models import ErrorBody
-from runtime.import_api.page import router as page_router
-from runtime.import_api.routes import router
+from generator.api.guard import ApiError
+from generator.api.jobs import Jobs
+from generator.api.models import ErrorBody
+from generator.api.page import router as page_router
+from generator.api.routes import router
 from runtime.settings import Settings
 
 
 def install(app: FastAPI, settings: Settings) -> None:
-    """Serve the import API (and its wizard) from ``app``."""
+    """Serve the import API (and its wizard) from ``app``: the ``import-api`` extension."""
     app.state.import_settings = settings
     app.state.import_jobs = Jobs(limit=settings.import_jobs, ttl=settings.import_job_ttl)
     app.include_router(router)

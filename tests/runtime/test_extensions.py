@@ -1,0 +1,122 @@
+"""The runtime's one extension point (``runtime.extensions``) and the rule it keeps: the runtime
+never imports the generator, unless asked to serve the import API (``serve --import-api``).
+
+The servers are real ``a2ui-runtime serve`` processes; what one imported is read from its own
+``sys.modules`` as it exits (``tests/runtime/modules_server.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from pydantic import ValidationError
+
+from runtime.cli import main
+from runtime.client import RuntimeClient
+from runtime.settings import Settings
+from runtime.wire import describe
+from tests.runtime.conftest import runtime_process
+
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
+#: What a runtime serving plugins never loads: the generator and the libraries only it needs.
+GENERATOR_ONLY = frozenset({"generator", "libcst", "copier", "jinja2", "boto3", "botocore"})
+#: A screen the validator finds fault with.
+SCREEN = {
+    "components": [{"id": "root", "component": "Text", "text": "Hello"}],
+    "voice_text": "Hello.",
+}
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    """The modules ``node`` imports: ``import``, ``from ... import``, ``import_module("...")``."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        function = node.func
+        name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+        if name in {"import_module", "__import__"} and isinstance(node.args[0].value, str):
+            return [node.args[0].value]
+    return []
+
+
+def test_no_module_under_runtime_imports_the_generator() -> None:
+    """Plugins included: what a runtime process runs never reaches for ``generator``."""
+    found = []
+    for path in sorted(RUNTIME.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+            for name in _imported_names(node):
+                if name.split(".")[0] == "generator":
+                    found.append(f"{path.relative_to(RUNTIME.parent)}:{node.lineno}: {name}")
+    assert found == []
+
+
+def _modules_of_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], use: Callable[[str], None]
+) -> set[str]:
+    """The top-level packages a ``serve ARGS`` process imported while ``use(address)`` ran."""
+    modules_file = tmp_path / "modules.txt"
+    monkeypatch.setenv("MODULES_FILE", str(modules_file))
+    with runtime_process(*args, module="tests.runtime.modules_server") as address:
+        use(address)
+    return {line.split(".")[0] for line in modules_file.read_text(encoding="utf-8").split()}
+
+
+def test_a_runtime_serving_plugins_never_loads_the_generator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def use(address: str) -> None:
+        base = f"http://{address}"
+        assert sorted(httpx.get(f"{base}/plugins").json()["plugins"]) == ["lost_card", "mortgage"]
+        assert httpx.get(f"{base}/chat").status_code == 200
+        assert httpx.get(f"{base}/transfer").status_code == 404
+        assert httpx.get(f"{base}/api/import-agent/status/x").status_code == 404
+        with RuntimeClient(address, agent="mortgage") as client:
+            client.receive_turn()
+            frames = client.say("my house is worth 400k and I owe 250k, 5 year fix over 25 years")
+        assert any(frame["type"] == "server.a2ui.patch" for frame in frames)
+
+    loaded = _modules_of_a_server(tmp_path, monkeypatch, [], use)
+
+    assert {"runtime", "fastapi", "langgraph", "uvicorn"} <= loaded
+    assert loaded & GENERATOR_ONLY == set()
+
+
+def test_with_import_api_the_wizard_and_the_api_are_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def use(address: str) -> None:
+        base = f"http://{address}"
+        page = httpx.get(f"{base}/transfer")
+        assert (page.status_code, page.headers["content-type"]) == (200, "text/html; charset=utf-8")
+        assert '<main id="transfer"' in page.text
+        assert httpx.get(f"{base}/static/js/transfer.js").status_code == 200
+        checked = httpx.post(
+            f"{base}/api/import-agent/validate-screen",
+            json={"plugin_id": "savings", "screen": SCREEN},
+        )
+        assert checked.json()["issues"][0]["message"] == "the root must be a Column, not 'Text'"
+
+    loaded = _modules_of_a_server(tmp_path, monkeypatch, ["--import-api"], use)
+
+    assert "generator" in loaded  # the same probe sees the generator once it is asked for
+
+
+def test_import_api_is_named_in_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    assert "--import-api" in capsys.readouterr().out
+
+
+def test_an_extension_that_is_not_installed_is_refused_in_one_line() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(extensions=("nope",))
+    assert describe(caught.value) == (
+        "extensions.0: Value error, no runtime extension 'nope' is installed "
+        "(installed: import-api)"
+    )
