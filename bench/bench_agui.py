@@ -4,6 +4,8 @@ Both servers run in their own subprocess on loopback over one compiled graph (a 
 that answers the last thing said); the bench plays the same sequential runs of one thread against
 each and prints, per run: the server's CPU time (user + system, read from ``/proc``), and the
 events and bytes of the event stream. ``ag-ui-langgraph`` runs with its defaults, as deployed.
+Below them, the floor: the same graph invoked directly with the same (in-memory) checkpointer
+(``bench.floor``), so each server's CPU reads as a multiple of what the graph itself costs.
 
 ``ag-ui-langgraph`` is not a dependency of the project: the nox ``bench`` session installs the
 pinned version (see ``noxfile.py``); without it the comparison is skipped with a line saying so.
@@ -12,7 +14,6 @@ pinned version (see ``noxfile.py``); without it the comparison is skipped with a
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,7 +25,8 @@ from pathlib import Path
 
 import httpx
 
-from bench.bench_runtime import wait_healthy
+from bench.bench_runtime import server, wait_healthy
+from bench.floor import bare_graph, cpu_per_turn, cpu_seconds
 from runtime.serving import free_port
 
 PLUGIN_ID = "bench_echo"
@@ -58,7 +60,7 @@ class Plugin(PluginBase):
 """
 WARMUP_RUNS = 3
 RUNS = 40
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+TEXT = "my card is lost"
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,15 @@ def main(argv: list[str]) -> None:
             print("ag-ui-langgraph is not installed: run `python3 dev.py bench -- agui`")
         else:
             rows[f"ag-ui-langgraph {version('ag-ui-langgraph')}"] = measure_incumbent(plugins_dir)
-    print(f"{'server':<28}{'CPU ms/run':>12}{'events/run':>12}{'bytes/run':>12}")
+        with bare_graph(PLUGIN_ID, plugins_dir, TEXT) as bare:
+            floor_ms = cpu_per_turn(bare, sessions=1, turns=RUNS) * 1000
+    print(f"{'server':<28}{'CPU ms/run':>12}{'x floor':>9}{'events/run':>12}{'bytes/run':>12}")
     for name, row in rows.items():
-        print(f"{name:<28}{row.cpu_ms:>12.2f}{row.events:>12.1f}{row.bytes:>12.0f}")
+        print(
+            f"{name:<28}{row.cpu_ms:>12.2f}{row.cpu_ms / floor_ms:>9.1f}{row.events:>12.1f}"
+            f"{row.bytes:>12.0f}"
+        )
+    print(f"{'bare graph (the floor)':<28}{floor_ms:>12.2f}{1:>9.1f}")
     if len(rows) == 2:
         ours, theirs = rows.values()
         print(f"server CPU per run: {theirs.cpu_ms / ours.cpu_ms:.1f}x less with /agui")
@@ -95,11 +103,8 @@ def version(distribution: str) -> str:
 
 
 def measure_runtime(plugins_dir: Path) -> Figures:
-    port = free_port()
-    command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port)]
-    command += ["--log-level", "WARNING", "--plugins-dir", str(plugins_dir)]
-    with spawn(command, port) as process:
-        return play(process, f"http://127.0.0.1:{port}/agui/{PLUGIN_ID}")
+    with server(plugins_dir) as running:
+        return play(running.process, f"http://{running.address}/agui/{PLUGIN_ID}")
 
 
 def measure_incumbent(plugins_dir: Path) -> Figures:
@@ -127,7 +132,7 @@ def play(process: subprocess.Popen[bytes], url: str) -> Figures:
         for n in range(WARMUP_RUNS):
             run(client, url, thread, f"warm up {n}")
         before = cpu_seconds(process.pid)
-        totals = [run(client, url, thread, f"run {n}: my card is lost") for n in range(RUNS)]
+        totals = [run(client, url, thread, f"run {n}: {TEXT}") for n in range(RUNS)]
         spent = cpu_seconds(process.pid) - before
     return Figures(
         cpu_ms=spent * 1000 / RUNS,
@@ -154,9 +159,3 @@ def run(client: httpx.Client, url: str, thread: str, text: str) -> tuple[int, in
     if not events or b'"RUN_FINISHED"' not in events[-1]:
         raise RuntimeError(f"{url}: the run did not finish: {stream[-300:]!r}")
     return len(events), len(stream)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS

@@ -3,6 +3,7 @@
 * Load: 10 and 100 concurrent WebSocket sessions on loopback against ``a2ui-runtime serve`` in a
   subprocess (so the client load does not share the server's GIL); each session plays the same
   turn repeatedly; latency is from sending a transcript to the ``thinking`` false closing its turn.
+  (``bench_throughput`` plays the same load against one and several workers.)
 * Overhead: one session's turn latency through the server over the same compiled graph called
   directly in-process with the same kind of checkpointer and durability (a ratio of medians).
 * Start-up: discovery of 50 generated trivial plugins in a fresh interpreter, and a whole server
@@ -20,18 +21,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+from bench.floor import bare_graph, cpu_seconds, machine_cpu_seconds
 from runtime.discovery import discover
-from runtime.observability import run_config
 from runtime.serving import free_port
-from runtime.turns.engine import DURABILITY
 
 MORTGAGE_TURN = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
 TRIVIAL_PLUGIN = """\
@@ -61,10 +61,10 @@ def main(argv: list[str]) -> None:
         trivial_dir = generate_plugins(Path(tmp) / "plugins", 50)
         agent, plugins_dir = pick_agent(trivial_dir)
         print(f"agent: {agent}; turn: {turn_text(agent)!r}")
-        with server(plugins_dir) as (address, _):
+        with server(plugins_dir) as running:
             for sessions, turns in ((10, 20), (100, 5)):
-                load([address], agent, sessions, turns)
-            overhead(address, agent, plugins_dir)
+                load([running.address], agent, sessions, turns)
+            overhead(running.address, agent, plugins_dir)
         startup(trivial_dir)
 
 
@@ -89,9 +89,18 @@ def generate_plugins(folder: Path, count: int) -> Path:
     return folder
 
 
+@dataclass(frozen=True)
+class Running:
+    """A server started for a benchmark."""
+
+    address: str
+    process: subprocess.Popen[bytes]
+    startup_s: float
+
+
 @contextmanager
-def server(plugins_dir: Path | None, *args: str) -> Iterator[tuple[str, float]]:
-    """``a2ui-runtime serve [ARGS]`` in a subprocess; yields its address and start-up seconds."""
+def server(plugins_dir: Path | None, *args: str) -> Iterator[Running]:
+    """``a2ui-runtime serve [ARGS]`` in a subprocess, answering ``/health``."""
     port = free_port()
     command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *args]
     command += ["--log-level", "WARNING"]
@@ -102,7 +111,7 @@ def server(plugins_dir: Path | None, *args: str) -> Iterator[tuple[str, float]]:
     address = f"127.0.0.1:{port}"
     try:
         wait_healthy(address, process)
-        yield address, time.perf_counter() - started
+        yield Running(address, process, time.perf_counter() - started)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -126,12 +135,17 @@ async def receive_turn(ws: ClientConnection) -> None:
             return
 
 
-async def session(address: str, agent: str, turns: int, deadline: float) -> list[float]:
-    """One client: connect, take the welcome, then play ``turns`` turns; per-turn latencies."""
+async def session(
+    address: str, agent: str, turns: int, deadline: float, ready: asyncio.Barrier | None = None
+) -> list[float]:
+    """One client: connect, take the welcome (then wait at ``ready``), then play ``turns`` turns;
+    per-turn latencies."""
     message = json.dumps({"type": "client.transcript.final", "payload": {"text": turn_text(agent)}})
     latencies = []
     async with connect(f"ws://{address}/ws?agent={agent}&mode=voice", max_size=None) as ws:
         await receive_turn(ws)
+        if ready is not None:
+            await ready.wait()
         for _ in range(turns):
             if time.monotonic() > deadline:
                 break
@@ -142,23 +156,70 @@ async def session(address: str, agent: str, turns: int, deadline: float) -> list
     return latencies
 
 
-def load(addresses: Sequence[str], agent: str, sessions: int, turns: int, label: str = "") -> None:
-    """``sessions`` concurrent sessions spread over ``addresses`` in turn (as a load balancer)."""
+@dataclass(frozen=True)
+class Load:
+    """What a load measured: each turn's latency, the seconds it took, and the CPU seconds the
+    client (this process), the server (with its workers) and the whole machine spent meanwhile."""
 
-    async def run() -> tuple[list[float], float]:
+    latencies: list[float]
+    elapsed: float
+    client_cpu: float
+    server_cpu: float
+    machine_cpu: float
+
+    @property
+    def turns_per_s(self) -> float:
+        return len(self.latencies) / self.elapsed
+
+
+def play_load(
+    addresses: Sequence[str],
+    agent: str,
+    sessions: int,
+    turns: int,
+    *,
+    connected_first: bool,
+    server_pids: Sequence[int] = (),
+) -> Load:
+    """``sessions`` concurrent sessions spread over ``addresses`` in turn (as a load balancer).
+    ``connected_first``: the clock starts once every session is connected and welcomed."""
+
+    def server_cpu() -> float:
+        return sum(cpu_seconds(pid) for pid in server_pids)
+
+    async def run() -> Load:
         deadline = time.monotonic() + LOAD_BUDGET_S
-        started = time.perf_counter()
-        results = await asyncio.gather(
+        ready = asyncio.Barrier(sessions + 1) if connected_first else None
+        clients = asyncio.gather(
             *(
-                session(addresses[n % len(addresses)], agent, turns, deadline)
+                session(addresses[n % len(addresses)], agent, turns, deadline, ready)
                 for n in range(sessions)
             )
         )
-        return [lat for lats in results for lat in lats], time.perf_counter() - started
+        if ready is not None:
+            await ready.wait()
+        started, client, server = time.perf_counter(), time.process_time(), server_cpu()
+        machine = machine_cpu_seconds()
+        results = await clients
+        elapsed = time.perf_counter() - started
+        latencies = [lat for lats in results for lat in lats]
+        return Load(
+            latencies,
+            elapsed,
+            time.process_time() - client,
+            server_cpu() - server,
+            machine_cpu_seconds() - machine,
+        )
 
-    latencies, elapsed = asyncio.run(run())
+    return asyncio.run(run())
+
+
+def load(addresses: Sequence[str], agent: str, sessions: int, turns: int, label: str = "") -> None:
+    """Play and print a load, connections and welcomes included in its time."""
+    measured = play_load(addresses, agent, sessions, turns, connected_first=False)
+    latencies, elapsed = measured.latencies, measured.elapsed
     print(
-        f"{label}{sessions:>3} sessions x {turns} turns: {len(latencies) / elapsed:7.1f} turns/s, "
+        f"{label}{sessions:>3} sessions x {turns} turns: {measured.turns_per_s:7.1f} turns/s, "
         f"p50 {percentile(latencies, 50):6.1f} ms, p95 {percentile(latencies, 95):6.1f} ms "
         f"({len(latencies)} turns in {elapsed:.1f} s, connections and welcomes included)"
     )
@@ -169,30 +230,22 @@ def overhead(address: str, agent: str, plugins_dir: Path | None, turns: int = 20
 
     Interleaving keeps both series in the same moments of a shared, noisy machine.
     """
-    registry = discover(plugins_dir)
-    graph = registry.graph(agent)
-    config = run_config(session_id=uuid.uuid4().hex, agent_id=agent)
-    graph.invoke({**registry.plugins[agent].create_initial_state(), "outbox": None}, config)
-    update = {
-        "transcript": turn_text(agent),
-        "pendingAction": None,
-        "mode": "voice",
-        "outbox": None,
-    }
     message = json.dumps({"type": "client.transcript.final", "payload": {"text": turn_text(agent)}})
 
     async def measure() -> tuple[list[float], list[float]]:
         served, direct = [], []
-        async with connect(f"ws://{address}/ws?agent={agent}", max_size=None) as ws:
-            await receive_turn(ws)
-            for _ in range(turns):
-                started = time.perf_counter()
-                await ws.send(message)
+        with bare_graph(agent, plugins_dir, turn_text(agent)) as bare:
+            config = bare.session()
+            async with connect(f"ws://{address}/ws?agent={agent}", max_size=None) as ws:
                 await receive_turn(ws)
-                served.append(time.perf_counter() - started)
-                started = time.perf_counter()
-                graph.invoke(update, config, durability=DURABILITY)
-                direct.append(time.perf_counter() - started)
+                for _ in range(turns):
+                    started = time.perf_counter()
+                    await ws.send(message)
+                    await receive_turn(ws)
+                    served.append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    bare.turn(config)
+                    direct.append(time.perf_counter() - started)
         return served, direct
 
     served, direct = asyncio.run(measure())
@@ -218,8 +271,9 @@ def startup(trivial_dir: Path) -> None:
     print(
         f"start-up: discovery of {found} plugins ({broken} broken) in {float(seconds) * 1e3:.0f} ms"
     )
-    with server(trivial_dir) as (_, spawn_seconds):
-        print(f"start-up: whole server (spawn to /health) with 50 plugins in {spawn_seconds:.2f} s")
+    with server(trivial_dir) as running:
+        spawned = running.startup_s
+        print(f"start-up: whole server (spawn to /health) with 50 plugins in {spawned:.2f} s")
 
 
 def percentile(values: list[float], pct: int) -> float:

@@ -15,13 +15,13 @@ from pydantic import SecretStr, ValidationError
 
 from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import discover
+from runtime.extensions import IMPORT_API
 from runtime.logging import configure_logging
-from runtime.offline_models import use_offline_models
 from runtime.persistence import PersistenceError, probe
-from runtime.server import create_app
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings
 from runtime.wire import describe
+from runtime.workers import AUTO, check_workers, serve_workers, worker_app, worker_count
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
 #: Keeps a PostgreSQL password off the command line (and out of ``ps``).
@@ -36,6 +36,7 @@ SERVE_SETTINGS = (
     "user_header",
     "offline_models",
     "allowed_hosts",
+    "extensions",
 )
 #: The import API's admin token (an environment variable: a flag would show in ``ps``).
 ADMIN_TOKEN_ENV = "A2UI_ADMIN_TOKEN"
@@ -92,9 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="serve the plugins over HTTP and WebSocket",
         description="Serve every discovered plugin: GET /health, GET /plugins, and WebSocket "
-        "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]; the import wizard on "
-        f"/transfer and its API on /api/import-agent (loopback clients only unless "
-        f"${ADMIN_TOKEN_ENV} is set; see docs/wizard.md).",
+        "/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]; with --import-api, also the "
+        "import wizard on /transfer and its API on /api/import-agent.",
+    )
+    serve.add_argument(
+        "--import-api",
+        dest="extensions",
+        action="append_const",
+        const=IMPORT_API,
+        help="also serve the import wizard (/transfer) and its API (/api/import-agent), loading "
+        f"the generator; loopback clients only unless ${ADMIN_TOKEN_ENV} is set (docs/wizard.md). "
+        "Off by default: without it the runtime never imports the generator",
     )
     serve.add_argument("--host", help=f"interface (default: {_default('host')})")
     serve.add_argument(
@@ -106,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         f"${ADMIN_TOKEN_ENV}, to reach the wizard by this name)",
     )
     serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
+    serve.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help=f"server processes sharing the port (default: 1; {AUTO!r}: one per core); more than "
+        "one needs a sqlite: or PostgreSQL checkpointer (see docs/deployment.md)",
+    )
     serve.add_argument(
         "--checkpointer",
         default=os.environ.get(CHECKPOINTER_ENV) or None,
@@ -173,14 +190,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
-    try:  # the common start-up failure, said in one line rather than a start-up traceback
+    try:  # the common start-up failures, said in one line rather than a start-up traceback
+        check_workers(args.workers, settings)
         probe(settings.checkpointer)
-    except PersistenceError as exc:
+    except (ValueError, PersistenceError) as exc:
         print(f"a2ui-runtime: error: {exc}", file=sys.stderr)
         return 2
-    if settings.offline_models:
-        use_offline_models()
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings))
+    if args.workers > 1:
+        return serve_workers(settings, args.workers)
+    server = uvicorn.Server(uvicorn_config(worker_app(settings), settings))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after a clean shutdown
         server.run()
     return 0

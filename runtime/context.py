@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from weakref import WeakValueDictionary
@@ -12,6 +11,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from runtime.audit import AuditLog
 from runtime.contracts import ServerEventDict
 from runtime.discovery import Registry
+from runtime.locks import Locks, ProcessLocks, SessionLock
 from runtime.settings import Settings
 
 
@@ -23,8 +23,10 @@ class RuntimeContext:
     registry: Registry
     audit: AuditLog
     callbacks: list[BaseCallbackHandler]
+    #: What makes the workers sharing this server's database take turns too (``runtime.locks``).
+    locks: Locks = field(default_factory=ProcessLocks)
     #: One lock per live session id: two connections to one session take turns, never race.
-    session_locks: WeakValueDictionary[str, asyncio.Lock] = field(
+    session_locks: WeakValueDictionary[str, SessionLock] = field(
         default_factory=WeakValueDictionary
     )
     #: Model tokens each session has spent (its budget), counted by the turn engine.
@@ -37,6 +39,9 @@ class RuntimeContext:
         for item in items:
             self.audit.record(session_id=session_id, agent_id=agent_id, payload=item["payload"])
 
-    def session_lock(self, session_id: str) -> asyncio.Lock:
+    def session_lock(self, session_id: str) -> SessionLock:
         """The lock every transport holds while it runs a turn of ``session_id``."""
-        return self.session_locks.setdefault(session_id, asyncio.Lock())
+        lock = self.session_locks.get(session_id)
+        if lock is None:
+            lock = self.session_locks[session_id] = SessionLock(session_id, self.locks)
+        return lock

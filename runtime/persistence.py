@@ -15,13 +15,18 @@ The SQLite and PostgreSQL savers LangGraph ships for synchronous code have no as
 imported agents run their graphs with ``ainvoke`` (inside a node, on the runtime's checkpointer):
 their async methods here run the synchronous ones in a worker thread.
 
-The schema migrations run at start-up (under a PostgreSQL advisory lock, so workers starting
-together do not race); connections close on exit.
+SQLite runs in WAL mode (LangGraph's ``SqliteSaver`` sets it): readers never wait for the writer,
+and writers from several processes (``serve --workers N``) take turns, each waiting up to
+``SQLITE_BUSY_TIMEOUT_S`` for the others.
+
+The schema migrations run at start-up (under a PostgreSQL advisory lock, or a file lock beside the
+SQLite database, so workers starting together do not race); connections close on exit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import re
 import sqlite3
 import time
@@ -61,6 +66,10 @@ CONNECT_TIMEOUT_S: Final = 10
 #: Key of the advisory lock that serialises schema migrations across workers.
 MIGRATION_LOCK: Final = 0x6132_7569  # "a2ui"
 MIGRATION_POLL_S: Final = 0.1
+#: How long a SQLite write waits for another process's to finish before it fails.
+SQLITE_BUSY_TIMEOUT_S: Final = 30.0
+#: SQLite's name for a database of one connection, in memory.
+SQLITE_IN_MEMORY: Final = Path(":memory:")
 
 
 class PersistenceError(RuntimeError):
@@ -115,6 +124,22 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}{at}{host}", query=query))
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The database file of a ``sqlite:`` URL; ``None`` for other URLs and ``sqlite::memory:``."""
+    path = Path(url.removeprefix(SQLITE_PREFIX))
+    return path if url.startswith(SQLITE_PREFIX) and path != SQLITE_IN_MEMORY else None
+
+
+def is_shared(url: str) -> bool:
+    """Whether processes opening ``url`` see the same sessions (workers need it)."""
+    return url.startswith(POSTGRES_SCHEMES) or sqlite_file(url) is not None
+
+
+def lock_folder(database: Path) -> Path:
+    """Where the lock files of a SQLite database live: beside it, as its ``-wal`` file does."""
+    return database.with_name(f"{database.name}-locks")
+
+
 def probe(url: str) -> None:
     """Connect once to a PostgreSQL ``url``: its error says why (refused, no such database...)."""
     if not url.startswith(POSTGRES_SCHEMES):
@@ -147,16 +172,32 @@ def _sqlite(path: Path) -> Iterator[Persistence]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Graphs run in worker threads; each saver serialises access to its connection with its own
     # lock, so the checkpointer and the store get a connection each (SqliteStore wants autocommit).
-    checkpoints = sqlite3.connect(path, check_same_thread=False)
-    store_conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    checkpoints = sqlite3.connect(path, check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
+    store_conn = sqlite3.connect(
+        path, check_same_thread=False, isolation_level=None, timeout=SQLITE_BUSY_TIMEOUT_S
+    )
     try:
         saver, store = SqliteCheckpointer(checkpoints), SqliteStore(store_conn)
-        saver.setup()
-        store.setup()
+        with _setup_lock(path):
+            saver.setup()
+            store.setup()
         yield Persistence(saver, store)
     finally:
         store_conn.close()
         checkpoints.close()
+
+
+@contextmanager
+def _setup_lock(database: Path) -> Iterator[None]:
+    """Held while one process migrates the schema: the store's migrations are not idempotent."""
+    if database == SQLITE_IN_MEMORY:  # private to this process
+        yield
+        return
+    folder = lock_folder(database)
+    folder.mkdir(exist_ok=True)
+    with (folder / "schema").open("a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        yield
 
 
 @contextmanager

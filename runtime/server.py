@@ -1,6 +1,7 @@
 """The FastAPI app: ``/health``, ``/plugins``, the session WebSocket ``/ws``, AG-UI runs
 ``POST /agui/{plugin_id}`` (``runtime.agui``; browsers reach it from ``Settings.cors_origins``)
-and the browser pages (``/chat``, see ``runtime.web``).
+and the browser pages (``/chat``, see ``runtime.web``); plus the extensions ``Settings.extensions``
+names (``runtime.extensions``), and nothing else.
 
 ``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
 When the runtime is started with ``--user-header NAME``, that request header is the session's user
@@ -24,7 +25,7 @@ import logging
 import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect, status
@@ -37,8 +38,9 @@ from runtime.audit import AuditLog
 from runtime.context import RuntimeContext
 from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
+from runtime.extensions import install as install_extensions
 from runtime.ids import SESSION_ID_PATTERN
-from runtime.import_api import install as install_import_api
+from runtime.locks import open_locks
 from runtime.observability import tracing_callbacks
 from runtime.persistence import open_persistence, redacted
 from runtime.session import Session
@@ -71,8 +73,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        with ExitStack() as stack:
+        async with AsyncExitStack() as stack:
             persistence = stack.enter_context(open_persistence(settings.checkpointer))
+            locks = await stack.enter_async_context(open_locks(settings.checkpointer))
             registry = discover(
                 settings.plugins_dir,
                 checkpointer=persistence.checkpointer,
@@ -81,7 +84,7 @@ def create_app(
             audit = AuditLog(settings.audit_file)
             stack.callback(audit.close)
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
-            app.state.runtime = RuntimeContext(settings, registry, audit, handlers)
+            app.state.runtime = RuntimeContext(settings, registry, audit, handlers, locks)
             # Checking needs may import the agents (and run async factories): off the loop.
             report = await asyncio.to_thread(registry.report)
             for plugin_id, capabilities in report.plugins.items():
@@ -104,7 +107,7 @@ def create_app(
             allow_methods=["GET", "POST"],
             allow_headers=["Content-Type", "Accept"],
         )
-    install_import_api(app, settings)
+    install_extensions(app, settings)  # only those asked for (runtime.extensions)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

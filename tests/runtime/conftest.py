@@ -118,6 +118,15 @@ def postgres_url(postgres_server: str) -> str:
     return create_database(postgres_server)
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
+def shared_checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A checkpointer URL several processes share: a SQLite file, or a PostgreSQL database."""
+    if request.param == "postgres":
+        postgres_url: str = request.getfixturevalue("postgres_url")
+        return postgres_url
+    return f"sqlite:{tmp_path / 'runtime.sqlite'}"
+
+
 @pytest.fixture
 def memo_plugins(plugins_dir: Path) -> Path:
     """``plugins_dir`` with ``memo`` (keeps facts in the store) and ``snoop``, a copy of it under

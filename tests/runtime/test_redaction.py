@@ -400,6 +400,7 @@ def database_text(folder: Path) -> str:
     return "\n".join(
         path.read_bytes().decode("utf-8", errors="replace")
         for path in sorted(folder.glob("sessions.db*"))
+        if path.is_file()  # not the folder of session locks beside it
     )
 
 

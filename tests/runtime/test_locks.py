@@ -1,0 +1,105 @@
+"""Session locks shared by the processes of one database (``runtime.locks``), on the real backends.
+
+Two ``SessionLock`` objects over two ``open_locks`` of one URL stand for two workers: each has
+its own ``asyncio.Lock``, so only the shared lock can keep them apart (``flock`` excludes two open
+files of one process as it does two processes; PostgreSQL, two connections).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import pytest
+
+from runtime.locks import SessionLock, open_locks
+from runtime.persistence import lock_folder
+
+#: Long enough for a waiter that wrongly got in to have got in (a negative check, never timed).
+SETTLE_S = 0.1
+
+Scenario = Callable[[SessionLock, SessionLock, SessionLock], Awaitable[None]]
+
+
+def run(url: str, scenario: Scenario, session_id: str = "s-1") -> None:
+    """``scenario`` with one session's lock as three workers of ``url`` would each see it."""
+
+    async def main() -> None:
+        async with AsyncExitStack() as stack:
+            workers = [await stack.enter_async_context(open_locks(url)) for _ in range(3)]
+            first, second, third = (SessionLock(session_id, locks) for locks in workers)
+            await scenario(first, second, third)
+
+    asyncio.run(main())
+
+
+def test_a_worker_waits_while_another_holds_the_session(shared_checkpointer: str) -> None:
+    order: list[str] = []
+
+    async def scenario(first: SessionLock, second: SessionLock, _: SessionLock) -> None:
+        async def turn(lock: SessionLock, name: str) -> None:
+            async with lock:
+                order.append(f"{name} starts")
+                await asyncio.sleep(SETTLE_S)
+                order.append(f"{name} ends")
+
+        await asyncio.gather(turn(first, "A"), turn(second, "B"))
+
+    run(shared_checkpointer, scenario)
+    assert order in (
+        ["A starts", "A ends", "B starts", "B ends"],
+        ["B starts", "B ends", "A starts", "A ends"],
+    )
+
+
+def test_other_sessions_do_not_wait(shared_checkpointer: str) -> None:
+    async def scenario(first: SessionLock, _: SessionLock, __: SessionLock) -> None:
+        async with AsyncExitStack() as stack:
+            other = await stack.enter_async_context(open_locks(shared_checkpointer))
+            async with first, SessionLock("s-2", other):
+                assert first.locked()
+
+    run(shared_checkpointer, scenario)
+
+
+def test_a_waiter_that_gives_up_leaves_the_session_free(shared_checkpointer: str) -> None:
+    async def scenario(first: SessionLock, second: SessionLock, third: SessionLock) -> None:
+        async with first:
+            waiting = asyncio.ensure_future(second.__aenter__())
+            await asyncio.sleep(SETTLE_S)
+            assert not waiting.done()
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+        assert not second.locked()
+        async with third:  # neither the cancelled waiter nor the first worker holds it now
+            assert third.locked()
+
+    run(shared_checkpointer, scenario)
+
+
+def test_a_released_lock_leaves_no_file_behind(tmp_path: Path) -> None:
+    database = tmp_path / "runtime.sqlite"
+
+    async def scenario(first: SessionLock, second: SessionLock, _: SessionLock) -> None:
+        async with first:
+            assert len(list(lock_folder(database).iterdir())) == 1
+        async with second:
+            pass
+
+    run(f"sqlite:{database}", scenario)
+    assert list(lock_folder(database).iterdir()) == []
+
+
+def test_session_ids_never_name_paths(tmp_path: Path) -> None:
+    database = tmp_path / "db" / "runtime.sqlite"
+
+    async def scenario(first: SessionLock, _: SessionLock, __: SessionLock) -> None:
+        async with first:
+            (held,) = lock_folder(database).iterdir()
+            assert held.parent == lock_folder(database)
+
+    database.parent.mkdir()
+    run(f"sqlite:{database}", scenario, session_id="..")
