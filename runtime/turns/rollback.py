@@ -143,7 +143,10 @@ class TurnWrites(SyncBackedSaver[Any]):
     ) -> RunnableConfig:
         thread, ns = _where(config)
         kept = copy_checkpoint(checkpoint)
-        kept["channel_values"] = redact_values(kept["channel_values"])
+        # Only the channels this checkpoint changes: the others were masked when written (and
+        # are what savers store again only by reference, as ``new_versions`` tells them).
+        values = kept["channel_values"]
+        values.update({k: redact_values(values[k]) for k in new_versions if k in values})
         saved: RunnableConfig = {
             "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
         }
