@@ -299,6 +299,8 @@ def _redact(text: str, *, cut: bool) -> str:
 def redact_card_numbers(text: str) -> str:
     """``text`` with every card number replaced by ``****`` and its last four digits (``text``
     itself when it holds none)."""
+    if len(text) < MIN_DIGITS:  # most strings of a state or a screen: too short to hold one
+        return text
     return _redact(text, cut=False)
 
 
@@ -311,7 +313,7 @@ def redact_values(value: T) -> T:
         return value
     if isinstance(value, str):
         return cast(T, redact_card_numbers(value))
-    if isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):  # ``dict`` first: an ABC check is slow
         changes = _changed_fields(value.items())
         return cast(T, {**value, **changes}) if changes else value
     if isinstance(value, list | tuple) and type(value) in (list, tuple):  # not a named tuple
@@ -334,9 +336,8 @@ def _changed_fields(fields: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
     """The fields whose values hold a card number, masked (identifiers are left alone)."""
     changes = {}
     for name, value in fields:
-        if isinstance(name, str) and _is_identifier(name):
-            continue
-        if (masked := redact_values(value)) is not value:
+        masked = redact_values(value)
+        if masked is not value and not (isinstance(name, str) and _is_identifier(name)):
             changes[name] = masked
     return changes
 

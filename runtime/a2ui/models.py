@@ -11,6 +11,7 @@ functions, so function calls are not values here.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import (
@@ -366,9 +367,13 @@ class CreateSurface(WireModel):
     sendDataModel: bool | None = None
 
 
+#: What a surface shows: at least one component.
+Components = Annotated[list[Component], Field(min_length=1)]
+
+
 class UpdateComponents(WireModel):
     surfaceId: str
-    components: Annotated[list[Component], Field(min_length=1)]
+    components: Components
 
 
 class UpdateDataModel(WireModel):
@@ -436,3 +441,15 @@ class Screen(BaseModel):
 
     components: list[dict[str, Any]]
     voice_text: str
+
+    @cached_property
+    def checked_components(self) -> list[Component]:
+        """The components as A2UI models: checked once per screen, not on every turn showing it.
+
+        Raises:
+            ValidationError: a component the catalog does not allow.
+        """
+        return _COMPONENTS.validate_python(self.components)
+
+
+_COMPONENTS: Final = TypeAdapter[list[Component]](Components)

@@ -1,8 +1,10 @@
 """Screen files: loading a plugin's ``screens/*.json`` and turning a screen into A2UI messages.
 
 A screen file holds ``{"components": [...], "voice_text": "..."}``. Files are validated when loaded
-(a broken screen fails loudly, naming file, component and property) and cached by path and mtime,
-so a node can call ``load_screens`` on every turn.
+(a broken screen fails loudly, naming file, component and property) and cached by path and file
+version (inode, mtime, size), so a node can call ``load_screens`` on every turn; a screen's
+components are checked against the catalog once (``Screen.checked_components``), not every time
+``screen_events`` shows it.
 
 ``runtime.contracts`` is imported where used: it pulls in LangGraph (about 0.8 s), which
 ``python -m runtime.a2ui.check``, run by pre-commit hooks, never needs.
@@ -68,12 +70,13 @@ def load_screen(path: Path, *, plugin_id: str | None = None) -> Screen:
         stat = path.stat()
     except OSError as exc:
         raise _file_error(path, f"cannot read: {exc.strerror}") from None
-    version = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+    # The file's identity and version, without resolving the path (a system call per folder).
+    version = (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
     return _load_screen(path, version, plugin_id or plugin_id_for(path))
 
 
 @lru_cache(maxsize=512)
-def _load_screen(path: Path, version: tuple[Path, int, int], plugin_id: str | None) -> Screen:
+def _load_screen(path: Path, version: tuple[int, int, int, int], plugin_id: str | None) -> Screen:
     """Parse and validate once per file version (``version`` only keys the cache)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -128,8 +131,8 @@ def screen_events(
     messages = [
         ServerMessage(
             version=PROTOCOL_VERSION,
-            updateComponents=UpdateComponents.model_validate(
-                {"surfaceId": surface_id, "components": screen.components}
+            updateComponents=UpdateComponents(
+                surfaceId=surface_id, components=screen.checked_components
             ),
         )
     ]
