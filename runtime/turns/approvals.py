@@ -198,6 +198,8 @@ class Approval:
         pair = self.pair()
         if pair is None:
             labels = [o.label for o in self.options]
+            if len(labels) == 1:
+                return f"Say {labels[0]}."
             return f"Say {', '.join(labels[:-1])} or {labels[-1]}."
         yes, no = (
             word if _phrase(option.label) == word else f"{word} to {option.label}"

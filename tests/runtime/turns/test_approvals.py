@@ -168,6 +168,8 @@ def test_other_options_are_answered_by_their_own_words_only(options: list[str]) 
             "Add Ann as a payee? Say yes to Add her or no.",
         ),
         (["email", "sms"], "Add Ann as a payee? Say email or sms."),
+        (["email", "sms", "post"], "Add Ann as a payee? Say email, sms or post."),
+        (["email"], "Add Ann as a payee? Say email."),
         (
             [{"label": " ".join(["word"] * 30), "value": "ok"}, "no"],
             "Add Ann as a payee? Say yes or no.",
