@@ -214,6 +214,8 @@ def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
         print(f"    actions: {', '.join(capabilities.actions) or '(none)'}")
         for need in capabilities.needs:
             print(f"    NOT READY: {need}")
+        for warning in capabilities.warnings:
+            print(f"    WARNING: {warning}")
     if not report.plugins:
         print("no plugins found")
     for plugin_id, reason in report.broken.items():

@@ -31,8 +31,13 @@ class Capabilities(BaseModel):
     screens: list[str] = Field(default_factory=list)
     needs: list[str] = Field(
         default_factory=list,
-        description="What the plugin lacks to run (e.g. 'needs ANTHROPIC_API_KEY'); sessions on "
-        "it get an error screen until it is provided.",
+        description="What the plugin lacks to run (e.g. 'needs module 'langchain_openai''); "
+        "sessions on it get an error screen until it is provided.",
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What may make some of its turns fail, though it runs (e.g. 'reads "
+        "OPENAI_API_KEY, which is not set: ...').",
     )
 
 
@@ -98,7 +103,11 @@ class PluginBase(ABC):
         return None
 
     def unmet_needs(self) -> list[str]:
-        """What this plugin lacks to run here (variables, modules, settings), one line each."""
+        """What this plugin lacks to run here (modules, settings), one line each."""
+        return []
+
+    def warnings(self) -> list[str]:
+        """What may make some turns fail here, though the plugin runs (unset variables)."""
         return []
 
     def capabilities(self) -> Capabilities:
@@ -111,4 +120,5 @@ class PluginBase(ABC):
             actions=[self.action_id(a) for a in self.actions],
             screens=screens,
             needs=self.unmet_needs(),
+            warnings=self.warnings(),
         )

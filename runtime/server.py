@@ -88,8 +88,8 @@ def create_app(
             # Checking needs may import the agents (and run async factories): off the loop.
             report = await asyncio.to_thread(registry.report)
             for plugin_id, capabilities in report.plugins.items():
-                if capabilities.needs:
-                    logger.warning("agent %r %s", plugin_id, "; ".join(capabilities.needs))
+                for line in (*capabilities.needs, *capabilities.warnings):
+                    logger.warning("agent %r %s", plugin_id, line)
             logger.info(
                 "serving agents %s (checkpointer %s); broken: %s",
                 sorted(registry.plugins) or "none",

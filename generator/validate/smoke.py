@@ -1,7 +1,8 @@
 """The checks ``validate`` runs in a fresh process (a fork of the warm interpreter, or a new one).
 
 ``python -m generator.validate.smoke DIR OUT`` runs, in order, with dummy provider keys in the
-environment:
+environment (and for the credentials of ``agent.json`` ``env``; its other variables stay unset,
+as they may on LangGraph's server):
 
 * ``import``: import the plugin folder the way the runtime discovers it, then build and compile
   its graph (which imports the agent); nothing is patched yet;
@@ -33,6 +34,8 @@ CheckName = Literal["import", "turns"]
 
 #: What the smoke test says on its one user turn.
 SAMPLE_MESSAGE = "Hello! What can you help me with?"
+#: How the names of credentials end (and any name holding ``API_KEY``): these get dummy values.
+CREDENTIAL_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
 class CheckResult(BaseModel):
@@ -174,12 +177,19 @@ def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -
 
 
 def _agent_env(folder: Path) -> list[str]:
-    """The variables an imported plugin's agent reads (``agent.json``): given dummy values, so the
-    checks run the agent rather than the screen saying it is not set up."""
+    """The variables an imported plugin's agent reads (``agent.json``)."""
     from runtime.adapters.agent import load_agent_spec
     from runtime.layout import AGENT_FILE
 
     return list(load_agent_spec(folder).env) if (folder / AGENT_FILE).is_file() else []
+
+
+def is_credential(name: str) -> bool:
+    """Whether ``name`` looks like a key, token, secret or password: given a dummy value in the
+    checks, so a client that insists on one is built. Other variables are behaviour settings
+    (``FETCH_FULL_PAGE``, ``LLM_PROVIDER``), left unset so the agent's own defaults apply: a
+    dummy string would not parse as its bool or ``Literal``."""
+    return "API_KEY" in name or name.endswith(CREDENTIAL_SUFFIXES)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +201,11 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.update(OFFLINE_ENV)
     os.environ.update(
-        {name: "offline-dummy" for name in _agent_env(args.folder) if name not in os.environ}
+        {
+            name: "offline-dummy"
+            for name in _agent_env(args.folder)
+            if is_credential(name) and name not in os.environ
+        }
     )
     results = run_checks(args.folder.resolve())
     args.out.write_text(CheckResults.dump_json(results).decode(), encoding="utf-8")

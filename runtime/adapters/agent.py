@@ -62,8 +62,8 @@ class AgentSpec(BaseModel):
     )
     env: list[str] = Field(
         default_factory=list,
-        description="Names of the environment variables the agent needs (names only, never "
-        "values); the runtime reads them from its environment or the plugin's env file.",
+        description="Names of the environment variables the agent reads (names only, never "
+        "values); the runtime reads them from its own environment and warns of unset ones.",
     )
     inputs: dict[str, Any] = Field(
         default_factory=dict,

@@ -8,9 +8,12 @@ Each turn routes to one of two nodes:
 
 * ``welcome`` (a new session, or the ``restart`` action): the welcome screen, and the agent's own
   conversation starts afresh on the next message;
-* ``unavailable`` (the plugin lacks something to run here: an environment variable, a module of
-  its requirements, a setting; see ``unmet_needs``): the error screen says what, and a
-  ``server.error`` names it, on every turn until the runtime is restarted with it;
+* ``unavailable`` (the plugin lacks something to run here: a module of its requirements, a
+  setting, an agent that fails to load; see ``unmet_needs``): the error screen says what, and a
+  ``server.error`` names it, on every turn until the runtime is restarted with it. Never stricter
+  than LangGraph's server: the variables of ``agent.json`` that are unset are only a warning
+  (``warnings``), since many are optional (tracing keys, one provider's key among several,
+  settings with defaults in code); a turn that then fails on one names it;
 * ``agent`` (the user said something, ``retry``, or a client answered a frontend tool call the
   agent made): the agent's graph runs as a *stateful*
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
@@ -36,7 +39,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
-import os
 import sys
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -67,6 +69,7 @@ from runtime.adapters.loader import (
     schema_runtime,
     server_runtime,
 )
+from runtime.adapters.variables import missing_variable, needs_variable, unset_warning
 from runtime.adapters.voice import answer_text, speakable
 from runtime.contracts import (
     CommonState,
@@ -145,9 +148,14 @@ class ImportedPlugin(PluginBase):
         return list(self.needs)
 
     def _find_needs(self) -> list[str]:
-        """The environment variables of ``agent.json`` that the runtime's environment lacks."""
-        missing = [name for name in self.agent.env if not os.environ.get(name)]
-        return [f"needs {', '.join(missing)}"] if missing else []
+        """What stops the plugin from running here; none by default."""
+        return []
+
+    def warnings(self) -> list[str]:
+        """The variables of ``agent.json`` the runtime's environment lacks: never a need, since
+        LangGraph's server runs the agent without them too."""
+        warning = unset_warning(self.agent.env)
+        return [warning] if warning else []
 
     def build_graph(self) -> StateGraph[Any]:
         """``welcome``, ``agent`` or (when the plugin cannot run here) ``unavailable``."""
@@ -202,7 +210,9 @@ class ImportedPlugin(PluginBase):
         except RUN_CONTROL:
             raise  # an interrupt waiting for the customer, or a limit: the turn engine's business
         except Exception as exc:
-            logger.exception("agent %r raised while answering", self.plugin_id)
+            variable = missing_variable(exc, self.agent.env)
+            reason = f": it {needs_variable(variable)}" if variable else ""
+            logger.exception("agent %r raised while answering%s", self.plugin_id, reason)
             # What the agent wrote before it raised is dropped: its conversation stays as it was
             # before the turn, and "try again" asks the question (kept below) afresh.
             forget_writes(config, AGENT_NODE)
@@ -212,8 +222,12 @@ class ImportedPlugin(PluginBase):
                 agent=self.plugin_id,
                 error=f"{type(exc).__name__}: {exc}",
             )
-            failed = {**domain, "answer": "", "error": ERROR_TEXT, FRESH: False}
-            return self.show(state, "error", failed, extra=[audit])
+            extra, text = [audit], ERROR_TEXT
+            if variable:  # what to set, said where the user and the operator look
+                text = f"The {self.title} agent {needs_variable(variable)}."
+                extra.append(event("server.error", message=text, code="agent_error"))
+            failed = {**domain, "answer": "", "error": text, FRESH: False}
+            return self.show(state, "error", failed, extra=extra)
         fields = {**dict(domain.get("state") or {}), **outcome.fields}
         done = {**domain, "answer": outcome.answer, "error": "", "state": fields, FRESH: False}
         if not outcome.answer:
@@ -288,11 +302,8 @@ class AgentPlugin(ImportedPlugin):
         _ = self.context_schema
 
     def _find_needs(self) -> list[str]:
-        """Missing variables, then a module the agent imports that is not installed, then a
-        context field or an input field nothing sets."""
-        needs = super()._find_needs()
-        if needs:
-            return needs  # the agent may read them while it is imported
+        """A module the agent imports that is not installed, an unset variable it reads while it
+        is imported, then a context field or an input field nothing sets."""
         try:
             schema = self.context_schema
         except ModuleNotFoundError as exc:
@@ -304,6 +315,8 @@ class AgentPlugin(ImportedPlugin):
             ]
         except Exception as exc:
             logger.exception("agent %r failed to load", self.plugin_id)
+            if variable := missing_variable(exc, self.agent.env):
+                return [f"{needs_variable(variable)} (the agent reads it when it loads)"]
             return [f"needs a fix: the agent failed to load ({one_line_reason(exc)})"]
         try:
             build_context(schema, self._environment(None).values)

@@ -106,6 +106,14 @@ def config(graph: str) -> str:
     return json.dumps({"dependencies": ["."], "graphs": {"agent": graph}})
 
 
+def with_env_example(files: dict[str, str], *names: str) -> dict[str, str]:
+    """An agent's files with ``names`` in a committed ``.env.example`` (``langgraph.json`` ``env``
+    is ``.env``), as templates list the variables they read."""
+    settings = {"dependencies": ["."], "graphs": {"agent": "./graph.py:graph"}, "env": ".env"}
+    example = "".join(f"{name}=\n" for name in names)
+    return {**files, "langgraph.json": json.dumps(settings), ".env.example": example}
+
+
 def pyproject(name: str, *dependencies: str) -> str:
     deps = ", ".join(f'"{d}"' for d in dependencies)
     return f'[project]\nname = "{name}"\nversion = "0.1.0"\ndependencies = [{deps}]\n'

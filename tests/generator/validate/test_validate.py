@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import typing
 from pathlib import Path
 
 import pytest
-from plugin_repo import agent_repo, chat_model_agent, echo_agent, options, runtime_repo
+from plugin_repo import (
+    agent_repo,
+    chat_model_agent,
+    echo_agent,
+    options,
+    runtime_repo,
+    with_env_example,
+)
 from pydantic import BaseModel
 
 from generator.pipeline.importer import import_agent
 from generator.validate.plugin import validate
-from runtime.layout import PLUGINS_FOLDER
+from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
 from runtime.offline_models import SCRIPTED_REPLY, sample_value, scripted_message
 
 
@@ -62,6 +70,40 @@ def test_a_plugin_that_validates_describes_what_a_client_received(
     text = report.describe()
     assert "first turn: voice: Hello" in text
     assert "Question 1: you said Hello! What can you help me with?" in text
+
+
+def test_only_credentials_get_dummies_so_settings_keep_their_defaults(
+    repo: Path, tmp_path: Path
+) -> None:
+    names = ("SEARCH_API_KEY", "FETCH_FULL_PAGE", "LLM_PROVIDER")
+    files = with_env_example(echo_agent("echo_settings"), *names)
+    files["echo_settings/replies.py"] = """
+        import os
+        from typing import Literal
+
+        from pydantic import BaseModel
+
+
+        class Settings(BaseModel):
+            fetch_full_page: bool = False
+            llm_provider: Literal["openai", "anthropic"] = "openai"
+
+
+        def reply(text: str, number: int) -> str:
+            names = ("FETCH_FULL_PAGE", "LLM_PROVIDER")
+            settings = Settings(**{n.lower(): os.environ[n] for n in names if n in os.environ})
+            assert os.environ["SEARCH_API_KEY"], "a client refusing to start without a key"
+            return f"Question {number}: {settings.llm_provider}, {settings.fetch_full_page}."
+    """
+    agent = agent_repo(tmp_path / "settings", files)
+
+    result = import_agent(options(agent, "settings"), root=repo)
+
+    recorded = json.loads((repo / PLUGINS_FOLDER / "settings" / AGENT_FILE).read_text())["env"]
+    assert recorded == ["FETCH_FULL_PAGE", "LLM_PROVIDER", "SEARCH_API_KEY"]
+    turns = result.validation.checks[-1]
+    assert turns.ok, turns.traceback
+    assert any("Question 1: openai, False." in line for line in turns.transcript)
 
 
 class Decision(BaseModel):
