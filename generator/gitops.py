@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.errors import AgentImportError
+from runtime.wire import excerpt
 
 #: The transports a source is fetched over; ``file`` only for a local source (``clone_commands``).
 NETWORK_PROTOCOLS = ("https", "http", "ssh", "git")
@@ -44,8 +45,6 @@ _CLONE_CONFIG = ("core.hooksPath=/dev/null", "credential.helper=", "advice.detac
 _SSH_COMMAND = "ssh -o BatchMode=yes"
 #: The settings of a filter driver that name a command to run.
 _FILTER_COMMANDS = ("clean", "smudge", "process")
-#: Longest part of a refused value quoted in its error message.
-_SHOWN_CHARS = 40
 
 
 class Command(NamedTuple):
@@ -91,7 +90,7 @@ def check_ref(ref: str) -> str:
     """``ref``, if it names a branch, a tag or a commit (a sha is such a name too) by git's rules
     (``git check-ref-format``) and cannot be read as an option."""
     if ref.startswith("-") or _check_ref_format(f"refs/heads/{ref}") is None:
-        raise AgentImportError(f"{_shown(ref)} is not a branch, tag or commit name")
+        raise AgentImportError(f"{excerpt(ref)} is not a branch, tag or commit name")
     return ref
 
 
@@ -99,7 +98,7 @@ def check_branch(name: str) -> str:
     """``name``, if git takes it as a new branch's name (``git check-ref-format --branch``, which
     refuses ``HEAD`` too) just as typed: ``@{-1}``, which names another branch, is refused."""
     if name.startswith("-") or _check_ref_format("--branch", name) != name:
-        raise AgentImportError(f"{_shown(name)} is not a valid branch name")
+        raise AgentImportError(f"{excerpt(name)} is not a valid branch name")
     return name
 
 
@@ -112,7 +111,7 @@ def clone_commands(dest: Path, url: str, ref: str | None) -> list[Command]:
     only then may git use the file transport.
     """
     if url.startswith("-"):
-        raise AgentImportError(f"{_shown(url)} is not a git URL")
+        raise AgentImportError(f"{excerpt(url)} is not a git URL")
     wanted = "HEAD" if ref is None else check_ref(ref)
     local = url.startswith("file://")
     protocols = (*NETWORK_PROTOCOLS, "file") if local else NETWORK_PROTOCOLS
@@ -281,9 +280,3 @@ def _check_ref_format(*args: str) -> str | None:
         return None
     done = _run(_command(None, ["check-ref-format", *args]))
     return _text(done.stdout).strip() if done.returncode == 0 else None
-
-
-def _shown(value: str) -> str:
-    """``value`` fit for a one-line message: escaped, and cut if long."""
-    cut = value[:_SHOWN_CHARS]
-    return repr(cut) + ("..." if len(value) > len(cut) else "")

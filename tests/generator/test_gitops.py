@@ -62,7 +62,7 @@ def test_a_refused_value_is_quoted_short_and_escaped() -> None:
     with pytest.raises(AgentImportError) as refused:
         gitops.check_ref("--upload-pack=" + "x" * 200 + "\x1b[2J")
     assert str(refused.value) == (
-        "'--upload-pack=xxxxxxxxxxxxxxxxxxxxxxxxxx'... is not a branch, tag or commit name"
+        "'--upload-pack=xxxxxxxxxxxxxxxxxxxxxxxxxx'… is not a branch, tag or commit name"
     )
 
 
