@@ -1,6 +1,6 @@
 """The import API's requests and answers: the boundary, typed once (see ``docs/wizard.md``).
 
-``ImportResponse`` is the one-shot answer of ``POST /api/import-agent``: the specification's body
+``ImportResponse`` is the one-shot answer of ``POST /api/import-agent``: the API contract's body
 (``status: "ok"``, ``plugin_id``, ``files_written``, ``validation``, ``llm_reasoning``,
 ``screens``), plus ``job_id`` and a dry run's files (``Preview``); ``JobStatus`` is what ``GET
 /api/import-agent/status/{job_id}`` shows while a job runs and after. The wizard's extra calls

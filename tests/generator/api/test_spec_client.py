@@ -1,8 +1,8 @@
-"""A client written from the specification's API contract alone imports an agent through
+"""A client written from the API contract alone (docs/wizard.md) imports an agent through
 ``a2ui-runtime serve --import-api``, a real server process.
 
-The client sends the specification's request (``url``, ``plugin_id``, ``strategy``, ``graph_id``,
-``dry_run``) and reads only the specification's answer: ``status`` ``"ok"``, ``plugin_id``,
+The client sends the contract's request (``url``, ``plugin_id``, ``strategy``, ``graph_id``,
+``dry_run``) and reads only the contract's answer: ``status`` ``"ok"``, ``plugin_id``,
 ``files_written``, ``validation {import_ok, smoke_test_ok}``, ``llm_reasoning`` and ``screens``;
 for a dry run, the files' contents as strings. No AWS configuration is reachable, so the design
 is the deterministic designer's.
@@ -22,7 +22,7 @@ from runtime.layout import PLUGINS_FOLDER
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER
 from tests.runtime.conftest import runtime_process
 
-#: What the specification's answer holds, besides extra fields a client ignores.
+#: What the contract's answer holds, besides extra fields a client ignores.
 SPEC_FIELDS = ("status", "plugin_id", "files_written", "validation", "llm_reasoning", "screens")
 
 #: Two real imports through a server process: slow on a busy box.
@@ -34,7 +34,7 @@ class ImportFailed(Exception):
 
 
 def spec_import(address: str, url: str, plugin_id: str, *, dry_run: bool = False) -> Any:
-    """``POST /api/import-agent`` as the specification describes it; its answer, or why not."""
+    """``POST /api/import-agent`` as docs/wizard.md describes it; its answer, or why not."""
     request = {
         "url": url,
         "plugin_id": plugin_id,
@@ -49,7 +49,7 @@ def spec_import(address: str, url: str, plugin_id: str, *, dry_run: bool = False
     return body
 
 
-def test_a_client_written_from_the_specification_imports_an_agent(repo: Path) -> None:
+def test_a_client_written_from_the_api_contract_imports_an_agent(repo: Path) -> None:
     plugins = repo / PLUGINS_FOLDER
     with runtime_process("--import-api", "--plugins-dir", str(plugins)) as address:
         preview = spec_import(address, SAVINGS_HELPER, "savings", dry_run=True)
