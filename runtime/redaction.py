@@ -4,7 +4,9 @@ The rule is runtime-wide, not a plugin's, so no plugin has to remember it: the t
 turn's request before the graph sees it, what a graph writes is masked on its way into the
 checkpoint (``TurnWrites``) and the plugin store (``PluginStore``), the WebSocket and AG-UI
 encoders mask every event they send, the audit log masks every entry, and every log handler the
-runtime sets up carries ``CardNumberFilter``.
+runtime sets up carries ``CardNumberFilter``. One gap: AG-UI streams a model's text as deltas of a
+few tokens, each masked on its own, so a number split across deltas goes out in pieces (the
+finished message, in the checkpoint and the closing events, is masked whole).
 
 **What counts as a card number**: 12 to 19 digits that pass the Luhn check, written as one block
 or in groups separated by at most ``MAX_SEPARATORS`` separator characters. Separators are the

@@ -95,7 +95,6 @@ def check_workers(workers: int, settings: Settings) -> None:
 def worker_app(settings: Settings, supervisor: int | None = None) -> FastAPI:
     """One worker's app, set up as ``serve`` sets up its process; with the ``supervisor``'s pid,
     the worker stops when that process is gone."""
-    configure_logging(settings.log_level)
     if settings.offline_models:
         use_offline_models()
     if supervisor is not None:
@@ -151,6 +150,7 @@ def _socket(host: str, port: int, *, shared: bool) -> socket.socket:
 
 def _work(settings: Settings, supervisor: int) -> None:
     """A worker's life (in its own process): serve until told to stop."""
+    configure_logging(settings.log_level)  # a spawned process starts without the CLI's setup
     try:
         app = worker_app(settings, supervisor)
         listener = _socket(settings.host, settings.port, shared=True)
