@@ -24,6 +24,7 @@ from generator.render.screens import format_screen
 from generator.render.settings import PluginSettings
 from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
 from runtime.layout import AGENT_FILE
+from runtime.wire import describe
 
 
 def agent_spec(
@@ -47,9 +48,7 @@ def agent_spec(
     try:
         return AgentSpec.model_validate(values)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
-        raise AgentImportError(f"{AGENT_FILE} would be invalid: {where}: {error['msg']}") from None
+        raise AgentImportError(f"{AGENT_FILE} would be invalid: {describe(exc, limit=1)}") from None
 
 
 def format_agent(spec: AgentSpec) -> str:
