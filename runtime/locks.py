@@ -24,12 +24,10 @@ connection's advisory locks.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import hashlib
 import logging
-import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
@@ -37,6 +35,7 @@ from typing import Final, Protocol
 import psycopg
 from psycopg.rows import TupleRow
 
+from runtime import file_lock
 from runtime.persistence import CONNECT_TIMEOUT_S, POSTGRES_SCHEMES, lock_folder, sqlite_file
 
 logger = logging.getLogger(__name__)
@@ -125,19 +124,8 @@ class FileLocks:
 
     async def try_acquire(self, session_id: str) -> Held | None:
         path = self.folder / _digest(session_id).hex()
-        while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                return None
-            # The holder before us removed the file on release: our lock is on a file no one
-            # else will open. Held only while the path still names the file we locked.
-            with suppress(FileNotFoundError):
-                if os.path.samestat(os.fstat(fd), os.stat(path)):
-                    return _LockedFile(path, fd)
-            os.close(fd)
+        fd = file_lock.try_lock(path)
+        return None if fd is None else _LockedFile(path, fd)
 
 
 @dataclass(frozen=True)
@@ -146,10 +134,7 @@ class _LockedFile:
     fd: int
 
     async def release(self) -> None:
-        # Removed before it is unlocked, so a process waiting on this file sees it is stale.
-        with suppress(FileNotFoundError):
-            os.unlink(self.path)
-        os.close(self.fd)
+        file_lock.unlock(self.path, self.fd)
 
 
 class PostgresLocks:

@@ -7,15 +7,15 @@ id before they look at its folder, and hold the claim until they are done with i
 second is refused at once, told which process holds it.
 
 The claim is a hidden file in the plugins folder, ``.agent-import-claim-<plugin_id>`` (skipped by
-discovery and by the plugin checks, ignored by git), locked with ``flock``. The lock, not the
-file, is the claim: the kernel drops it when its process ends, however it ends, so a file left
-by a killed process is taken over by the next claimant and never blocks anyone. The file records
-the holder's pid and host, for the refusal, and is removed on release.
+discovery and by the plugin checks, ignored by git), locked with ``runtime.file_lock`` (the same
+lock the runtime's sessions take across workers). The lock, not the file, is the claim: the kernel
+drops it when its process ends, however it ends, so a file left by a killed process is taken
+over by the next claimant and never blocks anyone. The file records the holder's pid and host,
+for the refusal, and is removed on release.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import socket
 from pathlib import Path
@@ -24,6 +24,7 @@ from types import TracebackType
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from generator.errors import AgentImportError
+from runtime import file_lock
 
 CLAIM_PREFIX = ".agent-import-claim-"
 #: More than an ``Owner`` record ever takes.
@@ -54,9 +55,7 @@ class Claim:
         """Remove the claim's file and drop the lock; a second call does nothing."""
         if self._fd is None:
             return
-        if _is_file_of(self.path, self._fd):  # not if someone removed it and claimed anew
-            self.path.unlink()  # while locked: nobody else holds the file being removed
-        os.close(self._fd)
+        file_lock.unlock(self.path, self._fd)
         self._fd = None
 
     def __enter__(self) -> Claim:
@@ -73,39 +72,28 @@ class Claim:
 
 def _lock(path: Path, plugin_id: str) -> int:
     """The claim file, open and locked by this process; ``ClaimHeld`` if another one holds it."""
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if _is_file_of(path, fd):  # else released (removed) since we opened it: again
-                os.ftruncate(fd, 0)
-                record = Owner(pid=os.getpid(), host=socket.gethostname()).model_dump_json()
-                os.pwrite(fd, record.encode(), 0)
-                return fd
-        except BlockingIOError:
-            holder = _owner(fd)
-            os.close(fd)
-            where = f" (pid {holder.pid} on {holder.host})" if holder else ""
-            raise ClaimHeld(
-                f"plugin {plugin_id!r} is being imported or updated by another process{where}; "
-                "wait for it to finish, then try again"
-            ) from None
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)
-
-
-def _is_file_of(path: Path, fd: int) -> bool:
-    """Whether ``path`` still names the file open as ``fd``."""
+    fd = file_lock.try_lock(path, 0o644)
+    if fd is None:
+        holder = _owner(path)
+        where = f" (pid {holder.pid} on {holder.host})" if holder else ""
+        raise ClaimHeld(
+            f"plugin {plugin_id!r} is being imported or updated by another process{where}; "
+            "wait for it to finish, then try again"
+        )
     try:
-        return os.path.samestat(os.stat(path), os.fstat(fd))
-    except FileNotFoundError:
-        return False
+        record = Owner(pid=os.getpid(), host=socket.gethostname()).model_dump_json()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, record.encode(), 0)
+    except BaseException:
+        file_lock.unlock(path, fd)
+        raise
+    return fd
 
 
-def _owner(fd: int) -> Owner | None:
+def _owner(path: Path) -> Owner | None:
+    """Who holds the claim, as its file says (read without the lock: for the message only)."""
     try:
-        return Owner.model_validate_json(os.pread(fd, _OWNER_MAX_BYTES, 0))
-    except ValidationError:  # being written, or not a claim
+        with path.open("rb") as file:
+            return Owner.model_validate_json(file.read(_OWNER_MAX_BYTES))
+    except (OSError, ValidationError):  # gone, being written, or not a claim
         return None
