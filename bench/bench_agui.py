@@ -18,14 +18,12 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from bench.bench_runtime import server, wait_healthy
+from bench.bench_runtime import server, spawn
 from bench.floor import bare_graph, cpu_per_turn, cpu_seconds
 from runtime.serving import free_port
 
@@ -110,19 +108,8 @@ def measure_runtime(plugins_dir: Path) -> Figures:
 def measure_incumbent(plugins_dir: Path) -> Figures:
     port = free_port()
     command = [sys.executable, "-m", "bench.agui_incumbent", str(plugins_dir), PLUGIN_ID, str(port)]
-    with spawn(command, port) as process:
-        return play(process, f"http://127.0.0.1:{port}/agent")
-
-
-@contextmanager
-def spawn(command: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
-    try:
-        wait_healthy(f"127.0.0.1:{port}", process)
-        yield process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with spawn(command, port) as running:
+        return play(running.process, f"http://{running.address}/agent")
 
 
 def play(process: subprocess.Popen[bytes], url: str) -> Figures:

@@ -106,8 +106,17 @@ def server(plugins_dir: Path | None, *args: str) -> Iterator[Running]:
     command += ["--log-level", "WARNING"]
     if plugins_dir is not None:
         command += ["--plugins-dir", str(plugins_dir)]
+    with spawn(command, port) as running:
+        yield running
+
+
+@contextmanager
+def spawn(
+    command: list[str], port: int, *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Iterator[Running]:
+    """``command``, a server on 127.0.0.1:``port``, once it answers ``/health``; stopped after."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
     address = f"127.0.0.1:{port}"
     try:
         wait_healthy(address, process)

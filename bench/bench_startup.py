@@ -18,10 +18,9 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench.bench_runtime import wait_healthy
+from bench.bench_runtime import spawn
 from runtime.serving import free_port
 
 RUNS = 5
@@ -85,14 +84,8 @@ def serve_cost(tree: Path, flags: list[str]) -> tuple[float, int]:
     """``a2ui-runtime serve FLAGS``: seconds from spawn to ``/health``, and its RSS then (KiB)."""
     port = free_port()
     command = [sys.executable, "-m", "runtime.cli", "serve", "--port", str(port), *flags]
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stderr=subprocess.DEVNULL, cwd=tree, env=_env(tree))
-    try:
-        wait_healthy(f"127.0.0.1:{port}", process)
-        return time.perf_counter() - started, resident_kib(process.pid)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with spawn(command, port, cwd=tree, env=_env(tree)) as running:
+        return running.startup_s, resident_kib(running.process.pid)
 
 
 def resident_kib(pid: int) -> int:
