@@ -25,10 +25,13 @@ WRITE_BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
 
 def install(session: nox.Session, extras: str | None = "dev", *, compile: bool = True) -> None:
     """Install this project (editable) with the given extras into the session's venv, then
-    every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded)."""
+    every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded), but
+    for a plugin with an environment of its own (a ``requirements.lock``: ``a2ui-runtime envs``)."""
     env = COMPILED if compile else None
     session.install("-e", f".[{extras}]" if extras else ".", env=env)
     for requirements in sorted(Path("runtime/plugins").glob("*/requirements.txt")):
+        if (requirements.parent / "requirements.lock").is_file():
+            continue
         if any(line.split("#")[0].strip() for line in requirements.read_text().splitlines()):
             session.install("-r", str(requirements), env=env)
 
@@ -75,6 +78,7 @@ def serve(session: nox.Session) -> None:
     """``a2ui-runtime serve [ARGS]`` with every plugin's approved requirements installed first
     (``python3 dev.py serve -- --offline-models`` to try imported agents without keys)."""
     install(session, extras=None)
+    session.run("a2ui-runtime", "envs")  # isolated plugins' environments (cached)
     session.run("a2ui-runtime", "serve", *session.posargs)
 
 
@@ -91,6 +95,7 @@ def plugins(session: nox.Session) -> None:
     """Every plugin, as CI checks it: static contract, discovery by the runtime, offline smoke
     test (``python -m generator.checks.plugins``)."""
     install(session)
+    session.run("a2ui-runtime", "envs")  # isolated plugins' environments (cached)
     session.run("python", "-m", "generator.checks.plugins", *session.posargs)
 
 

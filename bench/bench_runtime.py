@@ -53,6 +53,8 @@ class Plugin(PluginBase):
         return graph
 """
 STARTUP_TIMEOUT_S = 60.0
+#: What every frame that may close a turn holds (its type, as any JSON encoder writes it).
+THINKING = '"server.agent.thinking"'
 LOAD_BUDGET_S = 25.0
 
 
@@ -138,8 +140,13 @@ def wait_healthy(address: str, process: subprocess.Popen[bytes]) -> None:
 
 
 async def receive_turn(ws: ClientConnection) -> None:
+    """Frames until the ``thinking`` false that closes a turn. Only ``thinking`` frames are parsed:
+    the client shares the server's cores, so it reads no screen it does not need."""
     while True:
-        frame = json.loads(await ws.recv())
+        text = await ws.recv()
+        if THINKING not in text:
+            continue
+        frame = json.loads(text)
         if frame["type"] == "server.agent.thinking" and frame["payload"]["thinking"] is False:
             return
 

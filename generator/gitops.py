@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.errors import AgentImportError
-from runtime.wire import excerpt
+from runtime.quotes import excerpt
 
 #: The transports a source is fetched over; ``file`` only for a local source (``clone_commands``).
 NETWORK_PROTOCOLS = ("https", "http", "ssh", "git")

@@ -7,7 +7,7 @@ contract of ``agent-import inspect --json``: keys here stay stable (new ones may
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,6 +89,17 @@ class Edge(Model):
     condition: str | None = None
 
 
+class RequiredField(Model):
+    """A field a run cannot start without, with the value the import proposes for review."""
+
+    name: str
+    type: str = Field(description="The annotation as written in the source.")
+    proposed: Any = Field(default=None, description="The proposed JSON value, if any.")
+    because: str | None = Field(
+        default=None, description="Where the proposed value comes from; None when there is none."
+    )
+
+
 class FactorySignature(Model):
     params: list[str] = Field(default_factory=list)
     is_async: bool = False
@@ -127,6 +138,17 @@ class Graph(Model):
     edges: list[Edge] = Field(default_factory=list)
     compile_name: str | None = None
     structured_output: list[StateSchema] = Field(default_factory=list)
+    required_context: list[RequiredField] = Field(
+        default_factory=list,
+        description="Context fields with no default (dataclass or pydantic; a TypedDict key is "
+        "never required), each with a proposed value where one is known.",
+    )
+    required_inputs: list[RequiredField] = Field(
+        default_factory=list,
+        description="Input fields other than messages a run cannot start without: fields with "
+        "no default, keys of a TypedDict input schema, keys the first node(s) read as "
+        "state['x'] or state.x; each with a proposed value.",
+    )
     input_is_messages: bool = False
     strategy: Strategy = "port"
     strategy_reason: str = ""
@@ -139,8 +161,8 @@ class Dependency(Model):
     proposed_for: str | None = Field(
         default=None,
         description="Set when no requirement declared it: the import it is proposed for, "
-        "'module (file:line)'; origin is then another requirements file of the repository or "
-        "'usual distribution name'.",
+        "'module (file:line)'; origin is then another requirements file of the repository, "
+        "'usual distribution name', or 'an ImportError's install hint' (its `pip install X`).",
     )
 
 
@@ -172,8 +194,9 @@ class Inspection(Model):
     dependencies: list[Dependency] = Field(default_factory=list)
     local_packages: list[str] = Field(
         default_factory=list,
-        description="Project names of the repository's local folders the agent uses: vendored, "
-        "never installed from a package index.",
+        description="The repository's own project names: the local folders the agent uses "
+        "(vendored), the root's and the uv workspace members'; never installed from a package "
+        "index, never proposed.",
     )
     readme_excerpt: str = ""
     warnings: list[Warning_] = Field(default_factory=list)

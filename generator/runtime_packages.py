@@ -24,8 +24,8 @@ def runtime_requirements() -> list[str]:
 
 
 @cache
-def provided_modules() -> frozenset[str]:
-    """Top-level modules of the runtime's requirements and everything they require."""
+def provided_distributions() -> frozenset[str]:
+    """Canonical names of the runtime's requirements and everything they require."""
     closure: set[str] = set()
     queue = [r.name for r in _requirements(RUNTIME_DISTRIBUTION)]
     while queue:
@@ -33,7 +33,15 @@ def provided_modules() -> frozenset[str]:
         if name not in closure:
             closure.add(name)
             queue += [r.name for r in _requirements(name)]
-    return frozenset(module for name in closure for module in _top_level_modules(name))
+    return frozenset(closure)
+
+
+@cache
+def provided_modules() -> frozenset[str]:
+    """Top-level modules of the runtime's requirements and everything they require."""
+    return frozenset(
+        module for name in provided_distributions() for module in _top_level_modules(name)
+    )
 
 
 def _top_level_modules(distribution: str) -> set[str]:

@@ -14,13 +14,14 @@ import uvicorn
 from pydantic import SecretStr, ValidationError
 
 from runtime.demo import SCRIPTS, run_demo
-from runtime.discovery import discover
+from runtime.discovery import DEFAULT_PLUGINS_DIR, discover
 from runtime.extensions import IMPORT_API
+from runtime.isolated.envs import build_missing
 from runtime.logging import configure_logging
 from runtime.persistence import PersistenceError, probe
+from runtime.quotes import describe
 from runtime.serving import uvicorn_config
 from runtime.settings import LogLevel, Settings
-from runtime.wire import describe
 from runtime.workers import AUTO, check_workers, serve_workers, worker_app, worker_count
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
@@ -170,6 +171,17 @@ def build_parser() -> argparse.ArgumentParser:
     plugins.add_argument("--json", action="store_true", help="print the same JSON as GET /plugins")
     plugins.set_defaults(func=plugins_command, log_level_default="WARNING")
 
+    envs = commands.add_parser(
+        "envs",
+        parents=[common],
+        help="build the missing environments of plugins that run in their own (with uv)",
+        description="Build, with uv, the environment of every plugin whose agent.json asks for "
+        "an isolated one and lacks it (or whose requirements.lock changed); built ones are kept. "
+        "The runtime never builds them itself: an unbuilt one makes its plugin unavailable. "
+        "Exits 1 if one could not be built.",
+    )
+    envs.set_defaults(func=envs_command, log_level_default="WARNING")
+
     demo = commands.add_parser(
         "demo",
         parents=[common],
@@ -221,6 +233,14 @@ def plugins_command(args: argparse.Namespace, settings: Settings) -> int:
     for plugin_id, reason in report.broken.items():
         print(f"{plugin_id}  BROKEN: {reason}")
     return 0
+
+
+def envs_command(args: argparse.Namespace, settings: Settings) -> int:
+    plugins_dir = settings.plugins_dir or DEFAULT_PLUGINS_DIR
+    failed = build_missing(plugins_dir, progress=lambda line: print(line, flush=True))
+    for line in failed:
+        print(f"a2ui-runtime: error: {line}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def demo_command(args: argparse.Namespace, settings: Settings) -> int:

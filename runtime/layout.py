@@ -7,6 +7,7 @@
         agent.json                 where the agent is and how its fields map (imported plugins)
         screens/*.json             the A2UI screens
         requirements.txt           the agent's reviewed requirements (imported plugins)
+        requirements.lock          their resolved pins (plugins with an isolated environment)
         src/                       the agent's vendored source (imported plugins)
         .copier-answers.yml        what the template was rendered from (imported plugins)
 """
@@ -21,6 +22,8 @@ PLUGINS_FOLDER = Path("runtime") / "plugins"
 AGENT_FILE = "agent.json"
 ANSWERS_FILE = ".copier-answers.yml"
 REQUIREMENTS_FILE = "requirements.txt"
+#: The resolved pins of an isolated plugin's requirements (``uv pip compile`` output).
+REQUIREMENTS_LOCK = "requirements.lock"
 SCREENS_FOLDER = "screens"
 SOURCE_FOLDER = "src"
 

@@ -6,8 +6,9 @@
   ``stream``/``astream``), so no provider code runs. When structured output was asked for
   (``with_structured_output``, in any method), the reply carries a value built from the schema as
   a tool call, as JSON text and as OpenAI's ``parsed`` value, so every provider's parser turns it
-  into an instance of the schema. Wrappers (``init_chat_model`` with ``configurable_fields``,
-  ``with_retry``, ``with_fallbacks``, ``bind_tools``) end in a patched model, so they answer too.
+  into an instance of the schema; a forced ``tool_choice`` gets a call of that tool, the same
+  way. Wrappers (``init_chat_model`` with ``configurable_fields``, ``with_retry``,
+  ``with_fallbacks``, ``bind_tools``) end in a patched model, so they answer too.
 * Provider keys are set to dummies (real ones are never used), and outgoing connections to
   anything but this machine fail at once instead of hanging.
 """
@@ -70,6 +71,12 @@ def use_offline_models() -> None:
     install()
 
 
+def active() -> bool:
+    """True once this process's chat models answer with the scripted reply (an isolated plugin's
+    worker is then started with them too)."""
+    return BaseChatModel.generate is _generate
+
+
 def install() -> None:
     """Patch every chat model to the scripted reply and refuse non-local connections."""
     BaseChatModel.generate = _generate  # type: ignore[method-assign]
@@ -92,6 +99,7 @@ def scripted_message(structured_schema: Any = None) -> AIMessage:
         return AIMessage(content=SCRIPTED_REPLY)
     function = convert_to_openai_tool(structured_schema)["function"]
     value = sample_value(function.get("parameters", {}))
+    value = value if isinstance(value, dict) else {}  # a call's arguments are an object
     call = {"name": function["name"], "args": value, "id": "offline_call_0", "type": "tool_call"}
     # ``parsed`` is where OpenAI's json_schema parser looks first; other parsers read the tool
     # call (function calling) or the JSON text (JSON mode).
@@ -126,8 +134,35 @@ def sample_value(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> 
 
 
 def _structured_schema(kwargs: dict[str, Any]) -> Any:
+    """What the reply must fill in: the structured output's schema, or the tool a forced
+    ``tool_choice`` asks for (an agent that insists on a tool call loops on a plain reply)."""
     spec = kwargs.get("ls_structured_output_format")
-    return spec.get("schema") if isinstance(spec, dict) else None
+    if isinstance(spec, dict):
+        return spec.get("schema")
+    return _forced_tool(kwargs.get("tools") or [], kwargs.get("tool_choice"))
+
+
+def _forced_tool(tools: list[Any], choice: Any) -> Any:
+    """The tool ``choice`` forces, in each provider's spelling: one by name (``"Info"``,
+    ``{"type": "tool", "name": ...}``, ``{"type": "function", "function": {"name": ...}}``), or
+    any (``"any"``, ``"required"``, ``True``, ``{"type": "any"}``): then the last one, where
+    agents put the tool that hands in their result."""
+    if isinstance(choice, dict):
+        if choice.get("type") in ("auto", "none"):
+            return None
+        name = choice.get("name") or (choice.get("function") or {}).get("name")
+    elif choice in (None, False, "auto", "none"):
+        return None
+    else:
+        name = choice if isinstance(choice, str) and choice not in ("any", "required") else None
+    named = [tool for tool in tools if _tool_name(tool) == name]
+    return named[0] if named else (tools[-1] if tools else None)
+
+
+def _tool_name(tool: Any) -> Any:
+    if isinstance(tool, dict):
+        return tool.get("name") or (tool.get("function") or {}).get("name")
+    return getattr(tool, "name", None)
 
 
 def _result(messages: list[list[BaseMessage]], kwargs: dict[str, Any]) -> LLMResult:

@@ -42,15 +42,17 @@ Identifiers are left alone in structured data (``redact_values``): a value under
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import enum
 import functools
+import json
 import logging
 import re
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeVar, cast
-
-from pydantic import BaseModel
 
 #: The most separator characters (or escapes) between two digit groups of one number: enough for
 #: "4111 / 1111", few enough that numbers apart in a sentence stay apart.
@@ -102,6 +104,14 @@ _LOG = _Syntax(
     re.compile(rf"(?P<digits>\d+)|(?P<escape>{_ESCAPE})|{_SEPARATOR}"),
 )
 _ELLIPSIS = re.compile(r"\.\.\.|\u2026")
+#: What text holding a card number always holds (``_TEXT``): 12 digits, each at most
+#: ``MAX_SEPARATORS`` characters after the one before. Text without it is returned at once.
+_MAY_HOLD_CARD = re.compile(rf"\d(?:\D{{0,{MAX_SEPARATORS}}}\d){{{MIN_DIGITS - 1}}}")
+#: The same in JSON text, where a separator may be written as an escape (``\n``, ``\u001f``,
+#: ``\\``): an escape counts as one character.
+_MAY_HOLD_CARD_JSON = re.compile(
+    rf"\d(?:(?>\\u[0-9A-Fa-f]{{4}}|\\.|\D){{0,{MAX_SEPARATORS}}}\d){{{MIN_DIGITS - 1}}}"
+)
 _AFTER_ELLIPSIS = re.compile(
     rf"(?:\.\.\.|\u2026)(?:{_ESCAPE}|{_SEPARATOR}){{0,{MAX_SEPARATORS}}}\Z"
 )
@@ -301,47 +311,151 @@ def _redact(text: str, *, cut: bool) -> str:
 def redact_card_numbers(text: str) -> str:
     """``text`` with every card number replaced by ``****`` and its last four digits (``text``
     itself when it holds none)."""
-    if len(text) < MIN_DIGITS:  # most strings of a state or a screen: too short to hold one
+    if len(text) < MIN_DIGITS or _MAY_HOLD_CARD.search(text) is None:  # most strings: at once
         return text
     return _redact(text, cut=False)
 
 
 def redact_values(value: T) -> T:
     """``value`` with every string in it masked (``redact_card_numbers``), at any depth: mappings,
-    lists, tuples, dataclasses and pydantic models holding a card number are copied, anything else
-    is returned as it is (the same object: masking a turn's state costs a walk, not a copy).
-    Keys and identifiers (values under ``id``, ``*Id``, ``*_id``) are never changed."""
-    if type(value) in _SCALARS:
+    lists, tuples, dataclasses, pydantic models (v2, and v1 as langchain-core 0.2's messages are)
+    and plain objects (``_shape``) holding a card number are copied, anything else is
+    returned as it is (the same object: masking a turn's state costs a walk, not a copy). Models
+    are recognised by their methods, not by importing pydantic: the isolated worker loads this
+    module in an agent's own environment, whatever pydantic it has.
+    Keys and identifiers (values under ``id``, ``*Id``, ``*_id``) are never changed.
+
+    A turn's state and screens are hundreds of values, most of them short strings, dicts and
+    lists: those are tested by exact type first, and short strings and scalars are skipped by
+    the walk itself rather than in a call each."""
+    return cast(T, _redacted(value))
+
+
+def _redacted(value: Any) -> Any:
+    kind: type = type(value)
+    if kind is str:
+        return redact_card_numbers(value)
+    if kind in _SCALARS:
         return value
-    if isinstance(value, str):
-        return cast(T, redact_card_numbers(value))
-    if isinstance(value, (dict, Mapping)):  # ``dict`` first: an ABC check is slow
+    if kind is dict:
         changes = _changed_fields(value.items())
-        return cast(T, {**value, **changes}) if changes else value
-    if isinstance(value, list | tuple) and type(value) in (list, tuple):  # not a named tuple
-        items = [redact_values(item) for item in value]
-        if all(new is old for new, old in zip(items, value, strict=True)):
-            return value
-        return cast(T, items if isinstance(value, list) else tuple(items))
-    if isinstance(value, BaseModel):
+        return {**value, **changes} if changes else value
+    if kind is list or kind is tuple:  # not a named tuple: its fields are not positional data
+        items = _changed_items(value)
+        return value if items is None else items if kind is list else tuple(items)
+    if isinstance(value, str):
+        return redact_card_numbers(value)
+    if isinstance(value, Mapping):
+        changes = _changed_fields(value.items())
+        return {**value, **changes} if changes else value
+    shape = _shape(kind)
+    if shape is _Shape.MODEL:
         # Not validated again: every value keeps its type (a string stays a string).
         changes = _changed_fields(value)
-        return cast(T, value.model_copy(update=changes)) if changes else value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return value.model_copy(update=changes) if changes else value
+    if shape is _Shape.MODEL_V1:  # langchain-core 0.2's messages, among others
+        changes = _changed_fields(value)
+        return value.copy(update=changes) if changes else value
+    if shape is _Shape.DATACLASS:
         fields = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value) if f.init)
         changes = _changed_fields(fields)
-        return cast(T, dataclasses.replace(value, **changes)) if changes else value
+        return dataclasses.replace(value, **changes) if changes else value
+    if shape is _Shape.OBJECT and hasattr(value, "__dict__"):
+        return _rebuilt_object(value)
     return value
+
+
+class _Shape(enum.Enum):
+    """How a value of some type is masked: copied by its own means, or left as it is (``None``)."""
+
+    MODEL = "pydantic v2 model"
+    MODEL_V1 = "pydantic v1 model"
+    DATACLASS = "dataclass"
+    OBJECT = "plain object"
+
+
+@functools.lru_cache(maxsize=512)
+def _shape(kind: type) -> _Shape | None:
+    """Models are recognised by their methods, not by importing pydantic. A plain object is one
+    whose instances are their ``__dict__``: of a class of its own module (not a function, module
+    or class) that copies and pickles by the default protocol, so a copy with masked attributes is
+    the same object but for them. Enums, exceptions and objects with a state of their own
+    (``__reduce__``, ``__copy__``, ``__setstate__``...) are left as they are."""
+    if hasattr(kind, "model_copy"):
+        return _Shape.MODEL
+    if hasattr(kind, "__fields_set__") and hasattr(kind, "copy"):
+        return _Shape.MODEL_V1
+    if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
+        return _Shape.DATACLASS
+    plain = (
+        kind.__module__ != "builtins"
+        and not issubclass(kind, type)
+        and kind.__reduce_ex__ is object.__reduce_ex__
+        and kind.__reduce__ is object.__reduce__
+        and getattr(kind, "__getstate__", None) is getattr(object, "__getstate__", None)
+        and not hasattr(kind, "__setstate__")
+        and not hasattr(kind, "__copy__")
+    )
+    return _Shape.OBJECT if plain else None
+
+
+#: The plain objects being walked in this thread: an object reached again through its own
+#: attributes (a cycle) is left as it is.
+_walking = threading.local()
+
+
+def _rebuilt_object(value: Any) -> Any:
+    walking: set[int] = _walking.__dict__.setdefault("ids", set())
+    if id(value) in walking:
+        return value
+    walking.add(id(value))
+    try:
+        changes = _changed_fields(vars(value).items())
+    finally:
+        walking.discard(id(value))
+    if not changes:
+        return value
+    rebuilt = copy.copy(value)
+    vars(rebuilt).update(changes)
+    return rebuilt
 
 
 def _changed_fields(fields: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
     """The fields whose values hold a card number, masked (identifiers are left alone)."""
     changes = {}
     for name, value in fields:
-        masked = redact_values(value)
+        kind = type(value)
+        if kind in _SCALARS or (kind is str and len(value) < MIN_DIGITS):
+            continue
+        masked = _redacted(value)
         if masked is not value and not (isinstance(name, str) and _is_identifier(name)):
             changes[name] = masked
     return changes
+
+
+def _changed_items(items: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+    """``items`` with their card numbers masked, or ``None`` when none holds one."""
+    changed = None
+    for index, item in enumerate(items):
+        kind = type(item)
+        if kind in _SCALARS or (kind is str and len(item) < MIN_DIGITS):
+            continue
+        masked = _redacted(item)
+        if masked is not item:
+            if changed is None:
+                changed = list(items)
+            changed[index] = masked
+    return changed
+
+
+def dumps_redacted(value: Any) -> str:
+    """``value`` as compact JSON (``ensure_ascii=False``), card numbers masked as by
+    ``redact_values``. JSON text where no card number can be (``_MAY_HOLD_CARD_JSON``: almost
+    every event) is returned as it is: masking a screen costs one scan of its text, not a walk."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if _MAY_HOLD_CARD_JSON.search(text) is None:
+        return text
+    return json.dumps(redact_values(value), separators=(",", ":"), ensure_ascii=False)
 
 
 @functools.lru_cache(maxsize=1024)

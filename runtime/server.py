@@ -40,13 +40,15 @@ from runtime.contracts import Mode
 from runtime.discovery import PluginsReport, discover
 from runtime.extensions import install as install_extensions
 from runtime.ids import SESSION_ID_PATTERN
+from runtime.isolated.process import WORKERS
 from runtime.locks import open_locks
 from runtime.observability import tracing_callbacks
 from runtime.persistence import open_persistence, redacted
+from runtime.quotes import describe, excerpt
 from runtime.session import Session
 from runtime.settings import Settings
 from runtime.web import mount_pages
-from runtime.wire import CloseCode, close_reason, describe, excerpt
+from runtime.wire import CloseCode, close_reason
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +85,7 @@ def create_app(
             )
             audit = AuditLog(settings.audit_file)
             stack.callback(audit.close)
+            stack.callback(WORKERS.close)  # isolated plugins' worker processes end with us
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
             app.state.runtime = RuntimeContext(settings, registry, audit, handlers, locks)
             # Checking needs may import the agents (and run async factories): off the loop.

@@ -10,16 +10,14 @@ import json
 import time
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from runtime.contracts import CLIENT_PAYLOADS, Envelope, ServerEventDict
-from runtime.redaction import redact_values
+from runtime.quotes import describe
+from runtime.redaction import dumps_redacted
 
 CLOSE_REASON_MAX_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
-#: How much of a client's text an error message quotes (see ``excerpt``).
-EXCERPT_CHARS = 40
 
 
 class CloseCode(IntEnum):
@@ -83,39 +81,12 @@ def parse_client_frame(text: str, *, max_bytes: int) -> ClientMessage:
 
 
 def encode(item: ServerEventDict, session_id: str) -> str:
-    """The JSON frame of one server event, card numbers masked (``runtime.redaction``)."""
-    frame: dict[str, Any] = {
-        "type": item["type"],
-        "ts": time.time(),
-        "sessionId": session_id,
-        "payload": redact_values(item["payload"]),
-    }
-    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
-
-
-def describe(exc: ValidationError, limit: int = 3) -> str:
-    """Pydantic errors as ``field: problem; ...`` (the first few).
-
-    A key the client made up (an extra field, a dict's key) shows as it is when short and
-    printable, else as an ``excerpt``.
-    """
-    parts = [
-        f"{'.'.join(map(_field, err['loc'])) or '(root)'}: {err['msg']}"
-        for err in exc.errors()[:limit]
-    ]
-    return "; ".join(parts)
-
-
-def excerpt(text: str) -> str:
-    """``text`` as a one-line error quotes what a client sent: ``repr``-escaped (no newline or
-    control character gets through), its first ``EXCERPT_CHARS`` characters, "…" if cut."""
-    return repr(text[:EXCERPT_CHARS]) + ("…" if len(text) > EXCERPT_CHARS else "")
-
-
-def _field(part: int | str) -> str:
-    if isinstance(part, int) or (part.isprintable() and len(part) <= EXCERPT_CHARS):
-        return str(part)
-    return excerpt(part)
+    """The JSON frame of one server event, its payload's card numbers masked
+    (``runtime.redaction``): ``{"type", "ts", "sessionId", "payload"}``. The payload is encoded
+    on its own, so the scan for card numbers reads the event's text, not the frame's timestamp."""
+    kind, session, payload = json.dumps(item["type"]), json.dumps(session_id), item["payload"]
+    ts = repr(time.time())  # as JSON writes a float
+    return f'{{"type":{kind},"ts":{ts},"sessionId":{session},"payload":{dumps_redacted(payload)}}}'
 
 
 def close_reason(text: str) -> str:

@@ -48,7 +48,7 @@ from runtime.logging import configure_logging
 from runtime.offline_models import use_offline_models
 from runtime.persistence import is_shared
 from runtime.server import create_app
-from runtime.serving import uvicorn_config
+from runtime.serving import freeze_after_startup, uvicorn_config
 from runtime.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -100,7 +100,9 @@ def worker_app(settings: Settings, supervisor: int | None = None) -> FastAPI:
     if supervisor is not None:
         watch = threading.Thread(target=_stop_without, args=(supervisor,), daemon=True)
         watch.start()
-    return create_app(settings)
+    app = create_app(settings)
+    freeze_after_startup(app)
+    return app
 
 
 def _stop_without(supervisor: int) -> None:

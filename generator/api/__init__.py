@@ -34,7 +34,9 @@ def install(app: FastAPI, settings: Settings) -> None:
         body = ErrorBody(error=exc.message, job_id=exc.job_id)
         if exc.job_id is not None:
             job = request.app.state.import_jobs.get(exc.job_id)
-            body.report = job.snapshot().report if job is not None else None
+            status = job.snapshot() if job is not None else None
+            body.report = status.report if status is not None else None
+            body.diagnosis = status.diagnosis if status is not None else None
         # A body refused as too large is left unread: close rather than read the rest to reuse
         # the connection.
         headers = {"Connection": "close"} if exc.status == 413 else None

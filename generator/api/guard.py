@@ -27,8 +27,8 @@ from fastapi import Request
 
 from generator.fetch import is_git_url
 from runtime import origins
+from runtime.quotes import excerpt
 from runtime.settings import Settings
-from runtime.wire import excerpt
 
 TOKEN_COOKIE = "a2ui_admin_token"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -62,7 +62,7 @@ class ApiError(Exception):
 
 def one_line(message: str) -> str:
     """``message`` fit for an error answer: control characters escaped, cut to
-    ``MAX_ERROR_CHARS``. Our own messages quote input with ``wire.excerpt``; this bounds those
+    ``MAX_ERROR_CHARS``. Our own messages quote input with ``quotes.excerpt``; this bounds those
     of ``agent-import``, which may quote a bad design's keys whole."""
     line = CONTROL_CHARACTERS.sub(lambda match: match[0].encode("unicode_escape").decode(), message)
     return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"

@@ -22,6 +22,7 @@ from generator.design import Design
 from generator.errors import AgentImportError
 from generator.models import Inspection, Source
 from generator.pipeline.steps import Step
+from generator.validate.diagnosis import Diagnosis
 from generator.validate.environment import DependencyReport
 from generator.validate.plugin import Report
 from runtime.a2ui import ValidationIssue
@@ -92,6 +93,11 @@ class ImportRequest(SourceRequest):
     approve_deps: bool = Field(
         default=False, description="Install missing requirements into the isolated env."
     )
+    shared_env: bool = Field(
+        default=False,
+        description="Refuse requirements that conflict with the runtime's or another plugin's, "
+        "rather than give the agent an environment of its own.",
+    )
     design: Literal["bedrock", "offline"] = "bedrock"
     edited_design: dict[str, Any] | None = Field(
         default=None,
@@ -157,6 +163,11 @@ class JobStatus(Boundary):
     error: str | None = Field(default=None, description="One line, when the state is ERROR.")
     error_status: int | None = Field(default=None, description="The HTTP status of the error.")
     report: Report | None = Field(default=None, description="The validation report, if any.")
+    diagnosis: Diagnosis | None = Field(
+        default=None,
+        description="Why the import failed and the fix (or, after a successful import, a "
+        "warning of what validation could not check); the report's, or one made before it.",
+    )
     dependencies: DependencyReport | None = None
     design: Design | None = Field(default=None, description="The design, once made.")
     files: dict[str, str] | None = Field(
@@ -196,3 +207,4 @@ class ErrorBody(Boundary):
     error: str
     job_id: str | None = None
     report: Report | None = None
+    diagnosis: Diagnosis | None = None

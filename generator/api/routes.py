@@ -44,8 +44,8 @@ from generator.pipeline.importer import ImportOptions, ImportResult, import_agen
 from runtime.a2ui import validate_screen
 from runtime.context import RuntimeContext
 from runtime.layout import PLUGINS_FOLDER
+from runtime.quotes import describe, excerpt
 from runtime.settings import Settings
-from runtime.wire import describe, excerpt
 
 PREFIX = "/api/import-agent"
 #: Files listed by ``inspect``, at most (the wizard's file tree).
@@ -181,6 +181,7 @@ def _run_import(asked: ImportRequest, root: Path, job: Job) -> ImportResult:
             design_file=design_file,
             design_options=DesignOptions.from_env(offline=asked.design == "offline"),
             approve_deps=asked.approve_deps,
+            shared_env=asked.shared_env,
         )
         try:
             return import_agent(options, root=root, progress=job.on_step, on_text=job.on_text)

@@ -52,6 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentImportError as exc:
         print(f"agent-import: error: {exc}", file=sys.stderr)
         return 1
+    except RuntimeError as exc:
+        # The runtime's environment builds and uv lookup (no uv): imported here, not at start-up.
+        from runtime.isolated.envs import EnvBuildError
+
+        if not isinstance(exc, EnvBuildError):
+            raise
+        print(f"agent-import: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("agent-import: interrupted", file=sys.stderr)
         return 130

@@ -45,7 +45,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--approve-deps",
         action="store_true",
-        help="install the agent's missing requirements into an isolated validation environment",
+        help="install the agent's missing requirements into an isolated validation environment; "
+        "an agent whose requirements or Python cannot share the runtime's environment gets one "
+        "of its own (recorded in agent.json, locked in requirements.lock)",
+    )
+    parser.add_argument(
+        "--shared-env",
+        action="store_true",
+        help="never give the agent an environment of its own: refuse requirements that conflict "
+        "with the runtime's or another plugin's",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
@@ -68,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         design_file=args.design_file,
         design_options=design_options(args),
         approve_deps=args.approve_deps,
+        shared_env=args.shared_env,
         limits=fetch_limits(args),
         branch=args.branch,
     )

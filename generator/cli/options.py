@@ -78,6 +78,11 @@ def add_design(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mapping-model", metavar="ID", help="field-mapping model id [$AGENT_IMPORT_MAPPING_MODEL]"
     )
+    parser.add_argument(
+        "--diagnosis-model",
+        metavar="ID",
+        help="model explaining a failed validation [$AGENT_IMPORT_DIAGNOSIS_MODEL]",
+    )
     parser.add_argument("--region", help="AWS region [$AWS_REGION]")
     parser.add_argument("--profile", help="AWS profile [$AWS_PROFILE]")
     parser.add_argument("--no-cache", action="store_true", help="ask the model even if cached")
@@ -106,6 +111,7 @@ def design_options(args: argparse.Namespace) -> DesignOptions:
         offline=args.offline,
         design_model=args.model,
         mapping_model=args.mapping_model,
+        diagnosis_model=args.diagnosis_model,
         use_cache=not args.no_cache,
         sample_output=_read(args.sample_output) if args.sample_output else None,
         bedrock={"region": args.region, "profile": args.profile, "output_mode": args.output_mode},

@@ -3,12 +3,16 @@
 The plugin folder runtime/plugins/ID/ is imported in a fresh process (its graph built, which
 imports the agent), then its first turn and one message run with every chat model replaced by a
 scripted reply and dummy provider keys. The plugin's isolated environment is used when it exists
-(see --approve-deps); the runtime's own environment is never modified.
+(see --approve-deps); the runtime's own environment is never modified. When the agent names a
+requirement only when it runs (`pip install X` in an ImportError), --approve-deps adds it to the
+plugin's requirements.txt (and requirements.lock, for a plugin with an environment of its own),
+installs it and validates once more, as `agent-import import` does.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from generator.errors import AgentImportError
@@ -25,15 +29,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--approve-deps",
         action="store_true",
-        help="install its requirements.txt into its isolated validation environment first",
+        help="install its requirements.txt into its isolated validation environment first, "
+        "and add a requirement the agent asks for when it runs (then validate once more)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.pipeline.hinted import retry_in_place
     from generator.repository import check_plugin_id, find_root
     from generator.validate.environment import env_python, install_approved
+    from generator.validate.isolation import build_env, is_isolated, validate_isolated
     from generator.validate.plugin import validate
     from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
 
@@ -42,9 +49,16 @@ def run(args: argparse.Namespace) -> int:
     folder = root / PLUGINS_FOLDER / args.plugin_id
     if not folder.is_dir():
         raise AgentImportError(f"no plugin {args.plugin_id!r} in {root / PLUGINS_FOLDER}")
-    python = env_python(root, args.plugin_id)
-    if args.approve_deps:
-        python = install_approved(root, args.plugin_id, folder / REQUIREMENTS_FILE)
-    report = validate(folder, python=python)
+    if is_isolated(folder):  # its environment of its own, built from its lock where checks see it
+        print(build_env(root, folder, args.plugin_id), file=sys.stderr)
+        report = validate_isolated(root, folder)
+    else:
+        python = env_python(root, args.plugin_id)
+        if args.approve_deps:
+            python = install_approved(root, args.plugin_id, folder / REQUIREMENTS_FILE)
+        report = validate(folder, python=python)
+    report, notes = retry_in_place(root, folder, report, approved=args.approve_deps)
+    for line in notes:
+        print(line, file=sys.stderr)
     print(report.model_dump_json(indent=2) if args.json else report.describe())
     return 0 if report.ok else 1

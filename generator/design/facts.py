@@ -13,6 +13,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from generator.errors import AgentImportError
+from generator.inspect.prebuilts import is_private
 from generator.models import Graph, Inspection, StateField, StateSchema
 
 MESSAGES_FIELD = "messages"
@@ -75,15 +76,18 @@ def agent_facts(
     """Read the facts of one graph (see ``select_graph``) from an inspection."""
     graph = select_graph(inspection, graph_id)
     fields = _fields(graph.state, graph.input_schema, graph.output_schema)
+    names = _names(graph.state)
+    declared = _names(graph.input_schema)
+    inputs = declared or names
+    # Messages sent to a graph whose input schema lacks them never reach it (LangGraph drops
+    # them): such a graph takes its request in one of the declared fields.
     messages_based = (
         graph.input_is_messages
-        or any(f.name == MESSAGES_FIELD for f in fields)
-        or (graph.state is not None and graph.state.style == "MessagesState")
+        or MESSAGES_FIELD in inputs
+        or (not declared and graph.state is not None and graph.state.style == "MessagesState")
         or not fields  # a prebuilt or unreadable state: LangGraph's default is messages
     )
     extra = (MESSAGES_FIELD,) if messages_based else ()
-    names = tuple(f.name for f in graph.state.fields) if graph.state else ()
-    inputs = _names(graph.input_schema) or names
     outputs = _names(graph.output_schema) or names
     return AgentFacts(
         graph=graph,
@@ -113,15 +117,17 @@ def is_scalar(annotation: str) -> bool:
 
 
 def _fields(*schemas: StateSchema | None) -> tuple[StateField, ...]:
+    """The schemas' fields a caller sees (not a library's private channels, e.g. ``jump_to``)."""
     seen: dict[str, StateField] = {}
     for schema in schemas:
         for field in schema.fields if schema else ():
-            seen.setdefault(field.name, field)
+            if not is_private(field):
+                seen.setdefault(field.name, field)
     return tuple(seen.values())
 
 
 def _names(schema: StateSchema | None) -> tuple[str, ...]:
-    return tuple(f.name for f in schema.fields) if schema else ()
+    return tuple(f.name for f in _fields(schema))
 
 
 def _unique(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ developers configure it once; flags win over the environment, the environment ov
 ========================================  =============================================
 ``AGENT_IMPORT_DESIGN_MODEL``             design model id (Sonnet)
 ``AGENT_IMPORT_MAPPING_MODEL``            field-mapping model id (Haiku)
+``AGENT_IMPORT_DIAGNOSIS_MODEL``          model explaining a failed validation (Nova Lite)
 ``AGENT_IMPORT_BEDROCK_READ_TIMEOUT``     seconds to wait for one answer
 ``AGENT_IMPORT_CACHE_DIR``                the answer cache (see ``cache.py``)
 ``AWS_REGION``                            region (else boto3's ``AWS_DEFAULT_REGION``...)
@@ -27,9 +28,11 @@ from generator.errors import AgentImportError
 
 DEFAULT_DESIGN_MODEL = "us.anthropic.claude-sonnet-4-6"
 DEFAULT_MAPPING_MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+DEFAULT_DIAGNOSIS_MODEL = "amazon.nova-lite-v1:0"
 
 DESIGN_MODEL_ENV = "AGENT_IMPORT_DESIGN_MODEL"
 MAPPING_MODEL_ENV = "AGENT_IMPORT_MAPPING_MODEL"
+DIAGNOSIS_MODEL_ENV = "AGENT_IMPORT_DIAGNOSIS_MODEL"
 READ_TIMEOUT_ENV = "AGENT_IMPORT_BEDROCK_READ_TIMEOUT"
 #: botocore itself reads only ``AWS_DEFAULT_REGION``; the AWS CLI and SDKs also honour this one.
 REGION_ENV = "AWS_REGION"
@@ -43,6 +46,9 @@ class DesignOptions(BaseModel):
     offline: bool = Field(default=False, description="Never ask a model: the fallback designs.")
     design_model: str = DEFAULT_DESIGN_MODEL
     mapping_model: str = DEFAULT_MAPPING_MODEL
+    diagnosis_model: str = Field(
+        default=DEFAULT_DIAGNOSIS_MODEL, description="Explains a failed validation (explain.py)."
+    )
     bedrock: BedrockSettings = BedrockSettings()
     use_cache: bool = True
     cache_dir: Path | None = Field(default=None, description="None: the default cache folder.")
@@ -62,6 +68,7 @@ class DesignOptions(BaseModel):
         values = {
             "design_model": env.get(DESIGN_MODEL_ENV),
             "mapping_model": env.get(MAPPING_MODEL_ENV),
+            "diagnosis_model": env.get(DIAGNOSIS_MODEL_ENV),
         }
         bedrock = {**_given(settings), **_given(overrides.pop("bedrock", {}))}
         return cls(**{**_given(values), **_given(overrides)}, bedrock=BedrockSettings(**bedrock))

@@ -9,8 +9,9 @@ known statically becomes a warning with file and line, never a guess.
 Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpreter), ``builders``
 (``StateGraph`` calls), ``exports`` (one graph), ``state``, ``nodes``, ``returns``,
 ``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes),
-``environ`` (variables read), ``deps`` (declared requirements), ``poetry``, ``local_packages``,
-``imports`` (undeclared imports), ``readme``.
+``inputs``/``proposals``/``defaults`` (required context and input fields, with the values
+proposed for them), ``environ`` (variables read), ``deps`` (declared requirements),
+``poetry``, ``local_packages``, ``imports`` (undeclared imports), ``readme``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def inspect_source(
         environment=environment_variables(project, project_config, entry_files),
         import_roots=project_config.import_roots,
         graphs=graphs,
-        dependencies=declared + undeclared(project, entry_files, declared),
+        dependencies=declared
+        + undeclared(project, entry_files, declared, project_config.local_packages),
         local_packages=project_config.local_packages,
         readme_excerpt=readme_excerpt(project, root / project_config.folder),
         warnings=project.warnings,

@@ -2,9 +2,10 @@
 
 LangGraph projects declare their graphs in ``langgraph.json`` as ``"./path/file.py:variable"``
 (also written without ``./``) or as ``"package.module:variable"``, which the LangGraph server
-imports from the folders listed in ``dependencies`` (and the folders their ``pyproject.toml``
-links by path or uv workspace: ``local_packages``). This module resolves both forms statically,
-refuses specs that leave the source tree, and rejects JavaScript/TypeScript graphs clearly.
+imports from the folders listed in ``dependencies`` (or the uv workspace member the ``source``
+form names) and the folders their ``pyproject.toml`` links by path or uv workspace
+(``local_packages``). This module resolves both forms statically, refuses specs that leave
+the source tree, and rejects JavaScript/TypeScript graphs clearly.
 """
 
 from __future__ import annotations
@@ -12,12 +13,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import AgentImportError
-from generator.inspect.local_packages import linked_folders, project_name
+from generator.inspect.local_packages import (
+    linked_folders,
+    own_project_names,
+    project_name,
+    workspace_member,
+)
 from generator.models import Warning_
 from generator.paths import find_module, is_inside, is_searched_folder, relative, within
 
@@ -43,6 +50,18 @@ class GraphDef(BaseModel):
     description: str | None = None
 
 
+class UvSource(BaseModel):
+    """The ``source`` form: ``{"kind": "uv", "root": "../..", "package": "agent"}``, a uv
+    project (or workspace) at ``root``, relative to the config's folder, and its member
+    ``package``; LangGraph's server installs that member with its workspace dependencies."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["uv"]
+    root: str = "."
+    package: str | None = None
+
+
 class LanggraphJson(BaseModel):
     """The parts of ``langgraph.json`` the generator reads; every other key is kept as extra."""
 
@@ -50,6 +69,7 @@ class LanggraphJson(BaseModel):
 
     graphs: dict[str, str | GraphDef] = Field(min_length=1)
     dependencies: list[str] = Field(default_factory=list)
+    source: UvSource | None = None
     env: dict[str, Any] | str | None = None
     python_version: str | None = None
     node_version: str | None = None
@@ -86,7 +106,8 @@ class ProjectConfig(BaseModel):
     )
     local_packages: list[str] = Field(
         default_factory=list,
-        description="Project names of the local folders: never installed from a package index.",
+        description="The repository's own project names (local folders, the root, workspace "
+        "members): never installed from a package index.",
     )
     import_roots: list[str] = Field(description="Folders on sys.path, relative to the root.")
     extra_keys: list[str] = Field(default_factory=list)
@@ -115,6 +136,8 @@ def load_config(
         for key in parsed.extra_keys
     ]
     local = _local_dependencies(root, folder, parsed.dependencies, rel)
+    if parsed.source is not None:
+        local.append(_source_project(root, folder, parsed.source, rel))
     linked = linked_folders(root, [*local, folder], warnings)
     local += [path for path in linked if path not in local and path != folder]
     roots = _import_roots(root, folder, local)
@@ -125,7 +148,10 @@ def load_config(
         graphs=graphs,
         dependencies=parsed.dependencies,
         local_dependencies=[relative(root, path) for path in local],
-        local_packages=sorted({name for path in linked if (name := project_name(path))}),
+        local_packages=sorted(
+            {name for path in linked if (name := project_name(path))}
+            | own_project_names(root, linked)
+        ),
         import_roots=[relative(root, r) for r in roots],
         extra_keys=parsed.extra_keys,
         python_version=parsed.python_version,
@@ -190,6 +216,23 @@ def _local_dependencies(root: Path, folder: Path, dependencies: list[str], rel: 
             raise AgentImportError(f"dependency {dep!r} does not exist", file=rel)
         local.append(path)
     return local
+
+
+def _source_project(root: Path, folder: Path, source: UvSource, rel: str) -> Path:
+    """The folder of the project ``source`` names: its uv root, or that workspace's member."""
+    base = within(root, folder.relative_to(root) / source.root, what="source root")
+    if not (base / "pyproject.toml").is_file():
+        raise AgentImportError(f"source root {source.root!r} has no pyproject.toml", file=rel)
+    if source.package is None or project_name(base) == canonicalize_name(source.package):
+        return base
+    member = workspace_member(root, base, source.package)
+    if member is None:
+        raise AgentImportError(
+            f"source package {source.package!r} is not a member of the uv workspace at "
+            f"{source.root!r}",
+            file=rel,
+        )
+    return member
 
 
 def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:

@@ -59,6 +59,8 @@ _DICT_VIEWS = frozenset({"items", "keys", "values"})
 _BUILTINS = frozenset(dir(builtins))
 #: Methods of a compiled graph that return an equivalent graph.
 _SAME_GRAPH = frozenset({"with_config", "with_retry", "with_listeners", "with_types"})
+#: Why an item of a literal sequence is unknown when it is ``*unpacked``.
+UNPACKED = "an unpacked value"
 #: Library callables whose first argument is what a node really runs.
 _WRAPPERS = ("partial", "RunnableLambda", "RunnableCallable")
 
@@ -417,12 +419,18 @@ class Interpreter:
                 return self._dict(expr, scope)
             case cst.Lambda():
                 return Lambda(expr, scope.module)
+            case cst.UnaryOperation(operator=cst.Minus()):  # STEPS[-1]
+                number = _integer(self.eval(expr.expression, scope))
+                return Const(-number) if number is not None else Unknown("a negated value", site)
             case cst.Await():
                 return self.eval(expr.expression, scope)
             case cst.Subscript():
                 base = self.eval(expr.value, scope)
                 if isinstance(base, External | Class | TypeExpr):
                     return TypeExpr(expr, scope.module)
+                item = self._item(base, expr.slice, scope)
+                if item is not None:
+                    return item
                 return Unknown(f"{scope.module.shown(expr)}, looked up at run time", site)
             case cst.Yield(value=cst.BaseExpression() as yielded):
                 scope.returns.append(self.eval(yielded, scope))
@@ -450,9 +458,31 @@ class Interpreter:
                 return Unknown("a value chosen at run time", site)
         return Unknown(f"a {type(expr).__name__} expression", site)
 
+    def _item(
+        self, base: Value, index: Sequence[cst.SubscriptElement], scope: Scope
+    ) -> Value | None:
+        """``seq[0]``, ``seq[1:]`` or ``mapping["key"]`` of a literal; None if not known."""
+        part = index[0].slice if len(index) == 1 else None
+        if isinstance(part, cst.Index):
+            key = self.eval(part.value, scope)
+            if isinstance(base, Mapping) and base.complete and isinstance(key, Const):
+                found = [value for k, value in base.items if k == key]
+                return found[-1] if found else None
+            position = _integer(key)
+            if isinstance(base, Seq) and _exact(base) and position is not None:
+                inside = -len(base.items) <= position < len(base.items)
+                return base.items[position] if inside else None
+        elif isinstance(part, cst.Slice) and isinstance(base, Seq) and _exact(base):
+            written = [part.lower, part.upper, part.step]
+            bounds = [_integer(self.eval(b, scope)) if b is not None else None for b in written]
+            known = zip(written, bounds, strict=True)
+            if all(expr is None or bound is not None for expr, bound in known):
+                return Seq(base.items[slice(*bounds)])
+        return None
+
     def _element(self, element: cst.BaseElement, scope: Scope) -> Value:
         if isinstance(element, cst.StarredElement):
-            return Unknown("an unpacked value")
+            return Unknown(UNPACKED)
         return self.eval(element.value, scope)
 
     def _dict(self, expr: cst.Dict, scope: Scope) -> Mapping:
@@ -520,7 +550,25 @@ class Interpreter:
             return prebuilts.new_supervisor(self, args, site)
         if func.is_(*_WRAPPERS) and args.positional:
             return args.positional[0]
+        if func.qualname.startswith("builtins."):
+            found = self._builtin(func.leaf, args, site)
+            if found is not None:
+                return found
         return Unknown(f"the value {func.qualname}() returns (outside the repository)", site)
+
+    def _builtin(self, name: str, args: Args, site: Site) -> Value | None:
+        """``getattr(x, "name")``, and ``zip``/``list``/``tuple`` of literal sequences: the
+        shapes that add nodes by name from a table in another module."""
+        given = args.positional
+        match name, given:
+            case "getattr", [owner, Const(value=str() as attribute), *_]:
+                return self.attribute(owner, attribute, site)
+            case "zip", [_, *_] if all(isinstance(s, Seq) and _exact(s) for s in given):
+                columns = [s.items for s in given if isinstance(s, Seq)]
+                return Seq([Seq(list(row)) for row in zip(*columns, strict=False)])
+            case "list" | "tuple", [Seq() as items] if _exact(items):
+                return Seq(list(items.items))
+        return None
 
     def invoke(self, func: Function, args: Args, site: Site) -> Value:
         """Run a repository function's body with its parameters bound; its return value."""
@@ -569,6 +617,16 @@ class Interpreter:
         if isinstance(func, Function):
             return func.scope
         return self.module_scope(func.module)
+
+
+def _exact(seq: Seq) -> bool:
+    """No ``*unpacked`` item: each item is at its own position."""
+    return not any(isinstance(item, Unknown) and item.reason == UNPACKED for item in seq.items)
+
+
+def _integer(value: Value) -> int | None:
+    number = value.value if isinstance(value, Const) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def _dict_view(mapping: Mapping, name: str) -> Seq:

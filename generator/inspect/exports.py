@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.inspect import prebuilts
+from generator.inspect import inputs, prebuilts
 from generator.inspect.config import GraphSpec
 from generator.inspect.evaluate import Args, Interpreter
 from generator.inspect.nodes import describe_nodes
-from generator.inspect.state import schema_of
+from generator.inspect.state import joined, schema_of
 from generator.inspect.strategy import is_message_input, suggest
 from generator.inspect.structured import structured_outputs
 from generator.inspect.values import (
@@ -99,12 +99,23 @@ def _builder(interp: Interpreter, builder: Builder, site: Site, gid: str) -> dic
     nodes, command_edges = describe_nodes(interp, builder)
     modules = {builder.site.module, site.module}
     modules |= {n.target.module for n in builder.nodes if isinstance(n.target, Function | Lambda)}
+    state_schema = schema(state, "state")
+    parts = [schema(value, "middleware state") for value in builder.joined_states]
+    if state_schema is not None and parts:
+        state_schema = joined([part for part in parts if part is not None], state_schema)
+    input_schema = schema(builder.schemas.get("input"), "input schema")
+    context_schema = schema(builder.schemas.get("context"), "context schema")
+    needed = inputs.required_inputs(
+        interp, builder, input_schema or state_schema, builder.schemas.get("input"), site.module
+    )
     return {
         "export_kind": "compiled_graph",
-        "state": schema(state, "state"),
-        "input_schema": schema(builder.schemas.get("input"), "input schema"),
+        "state": state_schema,
+        "input_schema": input_schema,
         "output_schema": schema(builder.schemas.get("output"), "output schema"),
-        "context_schema": schema(builder.schemas.get("context"), "context schema"),
+        "context_schema": context_schema,
+        "required_context": inputs.required_context(interp, context_schema, site.module),
+        "required_inputs": needed,
         "nodes": nodes,
         "nodes_complete": builder.complete,
         "edges": builder.edges + command_edges,

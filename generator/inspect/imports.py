@@ -5,77 +5,88 @@ absolute import that is not a repository module, not the standard library and no
 ``except ImportError`` is a third-party module; when neither a declared requirement nor the
 runtime's own requirements provide it, a requirement is proposed (shown for approval like any
 other): the one the repository's other requirement files declare, else the module's usual
-distribution name. Nothing is imported; module names are read from the source.
+distribution name (``distributions.py``). An optional import whose ``except ImportError`` raises
+with a ``pip install X`` hint proposes ``X``. The repository's own projects are never proposed.
+Nothing is imported; module names are read from the source.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from generator.inspect.deps import requirements_file
+from generator.inspect.distributions import (
+    HINT_ORIGIN,
+    USUAL_NAME,
+    distribution,
+    is_namespace,
+    module_of,
+    needs_more_parts,
+    pip_install_specs,
+)
 from generator.inspect.modules import Module, Project
 from generator.models import Dependency
 from generator.paths import is_searched_folder
-from generator.runtime_packages import provided_modules
+from generator.runtime_packages import provided_distributions, provided_modules
 
-#: Import names whose distribution is not named like them (module -> distribution).
-DISTRIBUTIONS = {
-    "yaml": "pyyaml",
-    "PIL": "pillow",
-    "bs4": "beautifulsoup4",
-    "dotenv": "python-dotenv",
-    "dateutil": "python-dateutil",
-    "sklearn": "scikit-learn",
-    "cv2": "opencv-python",
-    "googleapiclient": "google-api-python-client",
-    "google_auth_oauthlib": "google-auth-oauthlib",
-    "jwt": "pyjwt",
-    "docx": "python-docx",
-    "pptx": "python-pptx",
-    "fitz": "pymupdf",
-    "attr": "attrs",
-    "magic": "python-magic",
-    "serpapi": "google-search-results",
-    "tavily": "tavily-python",
-    "pkg_resources": "setuptools",
-    "Crypto": "pycryptodome",
-    "git": "gitpython",
-    "github": "pygithub",
-    "psycopg2": "psycopg2-binary",
-    "duckduckgo_search": "duckduckgo-search",
-    "google.genai": "google-genai",
-    "google.generativeai": "google-generativeai",
-}
-#: Packages shared by several distributions: the first two name parts identify the module.
-_NAMESPACES = frozenset({"google", "azure"})
 _MAX_FILES = 200
 
 
 def undeclared(
-    project: Project, entry_files: list[Path], declared: list[Dependency]
+    project: Project,
+    entry_files: list[Path],
+    declared: list[Dependency],
+    local: Collection[str] = (),
 ) -> list[Dependency]:
-    """A proposed requirement for each imported module that nothing provides, once each."""
-    provided = {canonicalize_name(d.name) for d in declared}
-    installed = provided_modules()
+    """A proposed requirement for each imported module that nothing provides, once each; never
+    one of the repository's own projects (``local``, canonical names: ``panel_monitoring`` is
+    the project ``panel-monitoring``)."""
+    provided = {canonicalize_name(d.name) for d in declared} | set(local)
     proposals: dict[str, Dependency] = {}
     others: list[Dependency] | None = None
     for module_name, where in third_party_imports(project, entry_files).items():
-        if _distribution(module_name) in provided or _installed(module_name, installed):
+        usual = distribution(module_name)
+        top = canonicalize_name(module_name.partition(".")[0])
+        if usual in provided or top in local or _installed(module_name):
             continue
         others = _other_requirements(project) if others is None else others
-        usual = _distribution(module_name)
         found = next((d for d in others if canonicalize_name(d.name) == usual), None)
-        proposal = found or Dependency(name=usual, spec=usual, origin="usual distribution name")
+        proposal = found or Dependency(name=usual, spec=usual, origin=USUAL_NAME)
         proposals.setdefault(
             usual, proposal.model_copy(update={"proposed_for": f"{module_name} ({where})"})
         )
+    for spec, module_name, where in install_hints(project, entry_files):
+        name = canonicalize_name(Requirement(spec).name)
+        if name in provided or name in proposals or _installed(module_name or name):
+            continue
+        proposals[name] = Dependency(
+            name=name,
+            spec=spec,
+            origin=HINT_ORIGIN,
+            proposed_for=f"{module_name or name} ({where}: `pip install {spec}`)",
+        )
     return list(proposals.values())
+
+
+def install_hints(project: Project, entry_files: list[Path]) -> list[tuple[str, str, str]]:
+    """``(requirement, guarded module, file:line)`` of each optional import whose ``except
+    ImportError`` raises with a ``pip install`` hint: the agent needs it when that code runs."""
+    found = []
+    for module in reachable_modules(project, entry_files):
+        guards = _Guards()
+        module.tree.visit(guards)
+        found += [
+            (spec, name, f"{module.rel}:{module.line(node)}") for spec, name, node in guards.found
+        ]
+    return found
 
 
 def reachable_modules(project: Project, entry_files: list[Path]) -> list[Module]:
@@ -102,9 +113,11 @@ def third_party_imports(project: Project, entry_files: list[Path]) -> dict[str, 
                 continue
             if any(project.find(module, t, 0) is not None for t in _targets(dotted, names)):
                 continue
-            name = _module_name(dotted)
-            if name.partition(".")[0] not in sys.stdlib_module_names:
-                found.setdefault(name, f"{module.rel}:{module.line(node)}")
+            if dotted.partition(".")[0] in sys.stdlib_module_names:
+                continue
+            paths = [f"{dotted}.{n}" for n in names] if needs_more_parts(dotted) else [dotted]
+            for path in paths:
+                found.setdefault(module_of(path), f"{module.rel}:{module.line(node)}")
     return found
 
 
@@ -119,19 +132,13 @@ def _imports_of(module: Module) -> list[tuple[str, list[str], int, cst.CSTNode]]
     return collector.found
 
 
-def _installed(module_name: str, installed: frozenset[str]) -> bool:
-    """The runtime provides it: by top-level name; never a namespace package's part
-    (``google.genai``), since ``google`` alone says nothing about which one."""
-    return module_name.partition(".")[0] not in _NAMESPACES and module_name in installed
-
-
-def _module_name(dotted: str) -> str:
-    parts = dotted.split(".")
-    return ".".join(parts[:2]) if parts[0] in _NAMESPACES and len(parts) > 1 else parts[0]
-
-
-def _distribution(module_name: str) -> str:
-    return canonicalize_name(DISTRIBUTIONS.get(module_name, module_name.replace(".", "-")))
+def _installed(module_name: str) -> bool:
+    """The runtime provides it: its distribution, or its top-level module; never by a namespace
+    package's top folder (``google`` alone says nothing about which one)."""
+    top = module_name.partition(".")[0]
+    if distribution(module_name) in provided_distributions():
+        return True
+    return not is_namespace(top) and module_name in provided_modules()
 
 
 def _other_requirements(project: Project) -> list[Dependency]:
@@ -185,3 +192,58 @@ def _catches_import_error(node: cst.Try) -> int:
             expr = kind.value if isinstance(kind, cst.Element) else kind
             caught.add(get_full_name_for_node(expr) if expr is not None else "Exception")
     return int(bool(caught & {"ImportError", "ModuleNotFoundError", "Exception"}))
+
+
+class _Guards(cst.CSTVisitor):
+    """``try: import x`` whose ``except ImportError`` raises an error with a ``pip install``
+    hint written in the source: (requirement, x, the try statement)."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, str, cst.CSTNode]] = []
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if not _catches_import_error(node):
+            return
+        guarded = [
+            get_full_name_for_node(name) or ""
+            for statement in _statements(node.body)
+            for name in (
+                [alias.name for alias in statement.names]
+                if isinstance(statement, cst.Import)
+                else [statement.module]
+                if isinstance(statement, cst.ImportFrom) and statement.module is not None
+                else []
+            )
+        ]
+        for handler in node.handlers:
+            for statement in _statements(handler.body):
+                if isinstance(statement, cst.Raise) and statement.exc is not None:
+                    specs = pip_install_specs(_text(statement.exc))
+                    self.found += [(spec, guarded[0] if guarded else "", node) for spec in specs]
+
+
+def _statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The simple statements of an indented block, in order."""
+    lines = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    return [
+        statement
+        for line in lines
+        if isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+        for statement in line.body
+    ]
+
+
+def _text(node: cst.BaseExpression) -> str:
+    """The literal text of a raised error's message (the fixed parts of an f-string)."""
+    if isinstance(node, cst.Call):
+        return " ".join(_text(arg.value) for arg in node.args)
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else ""
+    if isinstance(node, cst.ConcatenatedString):
+        return _text(node.left) + _text(node.right)
+    if isinstance(node, cst.FormattedString):
+        return "".join(
+            part.value if isinstance(part, cst.FormattedStringText) else " " for part in node.parts
+        )
+    return ""

@@ -2,10 +2,12 @@
 
 ``langgraph.json`` lists local folders (``"."``, ``"../../libs/shared"``); their
 ``pyproject.toml`` can link more: uv sources (``{path = "..."}``, ``{workspace = true}`` resolved
-through the ``[tool.uv.workspace]`` members of the enclosing workspace) and Poetry path
-dependencies (``{path = "..."}``). Every such folder is vendored with the agent and put on its
-import path; its project name is recorded so that a requirement with the same name is never
-installed from a package index (a public project called ``shared`` is not the monorepo's).
+through the ``[tool.uv.workspace]`` members of the enclosing workspace; a member also has the
+workspace root's sources, as uv gives them) and Poetry path dependencies (``{path = "..."}``).
+Every such folder is vendored with the agent and put on its import path; its project name, and
+every other project name of the repository (the root's, the workspace members'), is recorded so
+that a requirement with the same name is never installed from a package index (a public project
+called ``shared`` is not the monorepo's).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from generator.errors import AgentImportError
@@ -63,18 +66,41 @@ def linked_folders(root: Path, folders: list[Path], warnings: list[Warning_]) ->
     return found
 
 
+def own_project_names(root: Path, folders: list[Path]) -> set[str]:
+    """The repository's own project names: the root's, and every member's of a uv workspace
+    enclosing the root or one of ``folders``. A project is never its own requirement."""
+    names = {project_name(root)}
+    for base in {_workspace_root(root, folder) for folder in [root, *folders]}:
+        if base is not None:
+            names |= {project_name(member) for member in _members(root, base)}
+    return {name for name in names if name}
+
+
+def workspace_member(root: Path, base: Path, name: str) -> Path | None:
+    """The member of the uv workspace at ``base`` whose project is called ``name``."""
+    wanted = canonicalize_name(name)
+    return next((m for m in _members(root, base) if project_name(m) == wanted), None)
+
+
 def _links(root: Path, folder: Path, warnings: list[Warning_]) -> list[Path]:
     data = read_pyproject(folder)
     origin = relative(root, folder / "pyproject.toml")
     links: list[Path] = []
-    sources = table(data, "tool", "uv", "sources")
+    sources = _inherited_sources(root, folder, data)
+    sources.update(
+        (canonicalize_name(name), (folder, source))
+        for name, source in table(data, "tool", "uv", "sources").items()
+    )
     poetry = table(data, "tool", "poetry", "dependencies")
-    entries = [*sources.items(), *((k, v) for k, v in poetry.items() if isinstance(v, dict))]
-    for name, source in entries:
+    entries = [
+        *((name, base, source) for name, (base, source) in sources.items()),
+        *((k, folder, v) for k, v in poetry.items() if isinstance(v, dict)),
+    ]
+    for name, base, source in entries:
         if not isinstance(source, dict):
             continue
         if isinstance(source.get("path"), str):
-            target: Path | None = _inside(root, folder, source["path"], origin, warnings)
+            target: Path | None = _inside(root, base, source["path"], origin, warnings)
         elif source.get("workspace") is True:
             target = _workspace_member(root, folder, name)
             if target is None:
@@ -86,6 +112,32 @@ def _links(root: Path, folder: Path, warnings: list[Warning_]) -> list[Path]:
         if target is not None and target.is_dir():
             links.append(target)
     return links
+
+
+def _inherited_sources(
+    root: Path, folder: Path, data: dict[str, Any]
+) -> dict[str, tuple[Path, Any]]:
+    """The workspace root's ``[tool.uv.sources]`` for the names this member depends on: uv
+    applies them to every member (a member's own source for a name wins). Each with the folder
+    its paths are relative to."""
+    base = _workspace_root(root, folder.parent) if folder != root else None
+    if base is None or folder not in _members(root, base):
+        return {}
+    declared = {_requirement_name(spec) for spec in table(data, "project").get("dependencies", [])}
+    declared |= {canonicalize_name(name) for name in table(data, "tool", "poetry", "dependencies")}
+    sources = table(read_pyproject(base), "tool", "uv", "sources")
+    return {
+        canonicalize_name(name): (base, source)
+        for name, source in sources.items()
+        if canonicalize_name(name) in declared
+    }
+
+
+def _requirement_name(spec: object) -> str | None:
+    try:
+        return canonicalize_name(Requirement(spec).name) if isinstance(spec, str) else None
+    except InvalidRequirement:
+        return None
 
 
 def _inside(
@@ -100,27 +152,34 @@ def _inside(
 
 def _workspace_member(root: Path, folder: Path, name: str) -> Path | None:
     """The member of the enclosing uv workspace whose project is called ``name``."""
-    wanted = canonicalize_name(name)
+    base = _workspace_root(root, folder)
+    return None if base is None else workspace_member(root, base, name)
+
+
+def _workspace_root(root: Path, folder: Path) -> Path | None:
+    """The nearest folder from ``folder`` up to ``root`` that declares a uv workspace."""
     for candidate in (folder, *folder.parents):
         if not is_inside(root, candidate):
             return None
-        workspace = table(read_pyproject(candidate), "tool", "uv", "workspace")
-        if workspace:
-            return _member(root, candidate, workspace, wanted)
+        if table(read_pyproject(candidate), "tool", "uv", "workspace"):
+            return candidate
     return None
 
 
-def _member(root: Path, base: Path, workspace: dict[str, Any], wanted: str) -> Path | None:
-    members = [m for m in workspace.get("members", []) if isinstance(m, str)]
+def _members(root: Path, base: Path) -> list[Path]:
+    """The member folders of the uv workspace declared at ``base``, inside ``root``."""
+    workspace = table(read_pyproject(base), "tool", "uv", "workspace")
     excluded = {
         path
         for pattern in workspace.get("exclude", [])
         if isinstance(pattern, str)
         for path in base.glob(pattern)
     }
-    for pattern in members:
-        for path in sorted(base.glob(pattern)):
-            inside = resolved_inside(root, path)
-            if inside and path not in excluded and project_name(path) == wanted:
-                return inside
-    return None
+    found: list[Path] = []
+    for pattern in workspace.get("members", []):
+        if isinstance(pattern, str):
+            for path in sorted(base.glob(pattern)):
+                inside = resolved_inside(root, path)
+                if inside and path not in excluded and inside.is_dir() and inside not in found:
+                    found.append(inside)
+    return found

@@ -110,6 +110,11 @@ class Project:
         self._modules[path] = module
         return module
 
+    @property
+    def modules(self) -> list[Module]:
+        """The files parsed so far, in the order they were first read."""
+        return list(self._modules.values())
+
     def find(self, importer: Module, dotted: str, level: int) -> Path | None:
         """The file or namespace folder ``from <level dots><dotted> import ...`` names.
 

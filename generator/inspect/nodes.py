@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from generator.inspect.prebuilts import DEFAULT_STATES
+from generator.inspect.prebuilts import DEFAULT_STATES, output_fields
 from generator.inspect.returns import Returns, node_returns
 from generator.inspect.state import schema_of
 from generator.inspect.values import (
@@ -78,7 +78,7 @@ def _target(interp: Interpreter, spec: NodeSpec) -> tuple[NodeTarget, Returns | 
         case Prebuilt():
             state = target.kwargs.get("state_schema") or External(DEFAULT_STATES[target.factory])
             schema = schema_of(interp, state, f"state of agent node {spec.name!r}", spec.site)
-            return "subgraph", Returns(keys=[f.name for f in schema.fields]) if schema else None
+            return "subgraph", Returns(keys=output_fields(schema)) if schema else None
         case Entrypoint():
             return "subgraph", None
     interp.project.warn(

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 
 from generator.inspect.values import (
     Builder,
+    Class,
     Compiled,
     Const,
     External,
     HandoffTool,
+    Instance,
     LibraryNode,
     NodeSpec,
     Prebuilt,
@@ -35,14 +37,18 @@ if TYPE_CHECKING:
     from generator.inspect.evaluate import Args, Interpreter
 
 _MESSAGES = "Annotated[list[AnyMessage], add_messages]"
+#: Where a middleware hook sends the run next (``langchain.agents.middleware.AgentState``).
+_JUMP_TO = "NotRequired[Annotated[JumpTo | None, EphemeralValue, PrivateStateAttr]]"
+#: Annotations that keep a field out of a langchain agent's output schema.
+_PRIVATE_MARKS = ("PrivateStateAttr", "OmitFromOutput")
 
 
 def _field(name: str, type_: str, reducer: str | None = None) -> StateField:
     return StateField(name=name, type=type_, reducer=reducer)
 
 
-#: Documented fields of library states, by (top-level package, class name). Private channels
-#: (``jump_to``, managed values) are left out: they are not part of a run's input or output.
+#: Documented fields of library states, by (top-level package, class name), in LangGraph's
+#: order: the state a graph is built with, private channels (``jump_to``) included.
 LIBRARY_STATES: dict[tuple[str, str], list[StateField]] = {
     ("langgraph", "AgentState"): [
         _field("messages", _MESSAGES, "add_messages"),
@@ -50,6 +56,7 @@ LIBRARY_STATES: dict[tuple[str, str], list[StateField]] = {
     ],
     ("langchain", "AgentState"): [
         _field("messages", _MESSAGES, "add_messages"),
+        _field("jump_to", _JUMP_TO),
         _field("structured_response", "NotRequired[ResponseT]"),
     ],
     ("langgraph_swarm", "SwarmState"): [
@@ -89,6 +96,17 @@ def library_state(value: External) -> StateSchema | None:
     if fields is None:
         return None
     return StateSchema(name=value.leaf, style="library", fields=fields)
+
+
+def is_private(field: StateField) -> bool:
+    """A library's private channel (``jump_to``): in the state, never in a run's input or
+    output, as ``create_agent`` leaves it out of its input and output schemas."""
+    return any(mark in field.type for mark in _PRIVATE_MARKS)
+
+
+def output_fields(schema: StateSchema) -> list[str]:
+    """The fields a prebuilt agent returns: its state's, less the private ones."""
+    return [f.name for f in schema.fields if not is_private(f)]
 
 
 def graph_name(value: Value) -> str | None:
@@ -181,6 +199,7 @@ def _create_agent(interp: Interpreter, agent: Prebuilt) -> Builder:
     if has_tools:
         builder.nodes.append(NodeSpec("tools", ToolNode("tools", site), None, site))
     middleware = kw.get("middleware")
+    builder.joined_states += _middleware_states(interp, middleware)
     if _given(middleware) and not (isinstance(middleware, Seq) and not middleware.items):
         builder.complete = False
         interp.project.warn(
@@ -199,6 +218,19 @@ def _create_agent(interp: Interpreter, agent: Prebuilt) -> Builder:
     elif not structured:
         builder.edges.append(Edge(source="model", target=END))
     return builder
+
+
+def _middleware_states(interp: Interpreter, middleware: Value | None) -> list[Value]:
+    """The ``state_schema`` each repository middleware declares (``class M(AgentMiddleware):
+    state_schema = NotesState``): ``create_agent`` merges their fields into the agent's state."""
+    states: list[Value] = []
+    for item in middleware.items if isinstance(middleware, Seq) else []:
+        owner = item.cls if isinstance(item, Instance) else item
+        if isinstance(owner, Class):
+            state = interp.class_attr(owner, "state_schema")
+            if state is not None:
+                states.append(state)
+    return states
 
 
 def _conditional(source: str, targets: list[str], condition: str) -> list[Edge]:

@@ -61,6 +61,16 @@ def schema_of(
     return None
 
 
+def joined(parts: list[StateSchema], schema: StateSchema) -> StateSchema:
+    """``schema`` after the fields of ``parts``, as ``create_agent`` merges its middleware's
+    state schemas and then its own: a field keeps its first position, the last definition wins."""
+    fields: list[StateField] = []
+    for part in [*parts, schema]:
+        for field in part.fields:
+            _merge(fields, field)
+    return schema.model_copy(update={"fields": fields})
+
+
 def _library(interp: Interpreter, value: External, site: Site, *, inherited: bool) -> StateSchema:
     documented = library_state(value)
     if documented is not None:

@@ -154,6 +154,8 @@ class Builder:
     edges: list[Edge] = field(default_factory=list)
     complete: bool = True
     documented: str | None = None  # the library function whose documented shape this is
+    #: State schemas whose fields come before the state's (``create_agent``'s middleware's).
+    joined_states: list[Value] = field(default_factory=list)
 
 
 @dataclass(eq=False)

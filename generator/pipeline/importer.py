@@ -21,6 +21,7 @@ from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Inspection
+from generator.pipeline.hinted import retry_with_hints
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
@@ -29,14 +30,32 @@ from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
 from generator.validate import warm
 from generator.validate.conflicts import check_conflicts
+from generator.validate.diagnosis import Diagnosed, python_diagnosis
 from generator.validate.environment import (
     DependencyReport,
     check_dependencies,
     env_python,
-    install_approved,
 )
+from generator.validate.explain import explained
+from generator.validate.index import check_proposals
+from generator.validate.isolation import (
+    build_env,
+    decide,
+    find_python_version,
+    validate_isolated,
+)
+from generator.validate.lock import with_lock, write_lock
 from generator.validate.plugin import Report, validate
-from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, SOURCE_FOLDER, Strategy
+from generator.validate.prefill import Prefill
+from generator.validate.python_version import needed_for
+from runtime.adapters.agent import EnvironmentSpec
+from runtime.layout import (
+    PLUGINS_FOLDER,
+    REQUIREMENTS_FILE,
+    REQUIREMENTS_LOCK,
+    SOURCE_FOLDER,
+    Strategy,
+)
 
 
 class ImportOptions(BaseModel):
@@ -55,6 +74,9 @@ class ImportOptions(BaseModel):
     design_file: Path | None = None
     design_options: DesignOptions = DesignOptions()
     approve_deps: bool = False
+    shared_env: bool = Field(
+        default=False, description="Refuse a conflict rather than give an environment of its own."
+    )
     limits: FetchLimits = FetchLimits()
     branch: str | None = Field(default=None, description="Commit the plugin on this branch.")
 
@@ -91,6 +113,8 @@ class ValidationFailed(AgentImportError):
         reason = f"{first.name} check: {first.summary}" if first else "incomplete checks"
         if report.missing is not None:
             reason = report.missing.hint
+        elif report.diagnosis is not None:
+            reason = report.diagnosis.headline()
         super().__init__(f"the plugin did not validate ({reason}); nothing was written")
         self.report = report
         self.preview = preview
@@ -119,6 +143,7 @@ def import_agent(
     with (
         Staging(plugins_dir, options.plugin_id, force=options.force, dry_run=options.dry_run) as s,
         Workspace() as workspace,
+        Prefill() as prefill,  # left first: a failed import waits for its install
     ):
         with step("fetch") as note:
             source = fetch(options.src, workspace=workspace, ref=options.ref, limits=options.limits)
@@ -126,6 +151,10 @@ def import_agent(
         with step("inspect") as note:
             inspection = inspect_source(source, config=options.config, graph=options.graph)
             note.append(inspected(inspection))
+            if (need := needed_for(inspection)) is not None:  # before designing or installing
+                if not _may_isolate(options):
+                    raise Diagnosed(python_diagnosis(need))
+                find_python_version(need.required, why=need.describe())
         with step("design") as note:
             screens = design_screens(
                 inspection,
@@ -138,24 +167,47 @@ def import_agent(
             note.append(designed(screens))
         with step("render") as note:
             strategy = check_strategy(options.strategy, inspection, screens.graph_id)
-            dependencies = check_dependencies(inspection.dependencies)
+            declared, checked = (
+                check_proposals(inspection.dependencies)
+                if options.approve_deps
+                else (inspection.dependencies, [])
+            )
+            note.extend(checked)
+            dependencies = check_dependencies(declared)
+            decision = None
+            if _may_isolate(options):  # agent.json records it: decided before rendering
+                with step("environment") as decided:
+                    decision = decide(
+                        root, options.plugin_id, dependencies.lines(), inspection=inspection
+                    )
+                    decided.append(decision.note)
+                if decision.lock is None and dependencies.missing:  # uv beside Copier
+                    scratch = workspace.folder("install-")
+                    prefill.start(root, options.plugin_id, dependencies.lines(), scratch)
             plugin = plugin_data(
                 screens,
                 inspection,
                 strategy=strategy,
                 requirements=dependencies.lines(),
+                environment=decision.environment if decision else None,
             )
             rendered = render(plugin, screens=screens_of(screens), template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
             note.append(_settings_summary(plugin))
+            note.extend(f"proposed {line}" for line in plugin.proposed_settings)
             note.extend(f"needs a value: {line}" for line in plugin.answers.unset_settings)
             note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
+        lock = decision.lock if decision is not None else None
+        isolated = lock is not None
         with step("dependencies") as note:
-            if options.approve_deps and not options.dry_run:
+            if lock is not None:
+                write_lock(s.folder, lock)
+                note.append(build_env(root, s.folder, options.plugin_id))
+            elif options.approve_deps and not options.dry_run and decision is None:
                 note.append(
                     check_conflicts(
                         root,
@@ -164,11 +216,31 @@ def import_agent(
                         local_packages=inspection.local_packages,
                     )
                 )
-            python = _python(options, root, s.folder, dependencies)
-            note.append(_dependency_summary(dependencies, python, options))
+            python = None if isolated else _python(options, root, s.folder, dependencies, prefill)
+            if not isolated:
+                note.append(_dependency_summary(dependencies, python, options))
         with step("validate") as note:
-            report = validate(s.folder, python=python)
-            note.append("passed" if report.ok else "FAILED")
+            retried = retry_with_hints(
+                _validate(root, s.folder, python, isolated=isolated),
+                root=root,
+                folder=s.folder,
+                approved=options.approve_deps,
+                dry_run=options.dry_run,
+                shared_env=options.shared_env,
+                plugin=plugin,
+                design=screens,
+                template=template,
+                inspection=inspection,
+                dependencies=dependencies,
+                python=python,
+            )
+            dependencies = with_lock(retried.dependencies, s.folder)
+            plugin, python = retried.plugin, retried.python
+            note.extend(retried.notes)
+            report = explained(
+                retried.report.reviewing(plugin.left_for_review), options.design_options
+            )
+            note.append(report.describe().splitlines()[0].partition(": ")[2])
         files = _files(s.folder, with_contents=options.dry_run)
 
         def result(commit: str | None = None) -> ImportResult:
@@ -215,6 +287,7 @@ def import_message(plugin: PluginData) -> str:
         "State fields: " + (", ".join(f["name"] for f in shape.get("state") or []) or "unknown"),
         "Nodes: " + (", ".join(n["name"] for n in shape.get("nodes") or []) or "unknown"),
         "Dependencies: " + (", ".join(answers.requirements) or "none"),
+        *_environment_lines(agent.environment),
         f"Screens: {', '.join(answers.screens)} (designed by {designer})",
     ]
     return "\n".join(lines) + "\n"
@@ -249,12 +322,38 @@ def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str
     return strategy
 
 
+def _environment_lines(environment: EnvironmentSpec) -> list[str]:
+    """An environment of its own, for the reviewer: why, and the lock to read."""
+    if environment.kind == "shared":
+        return []
+    return [
+        f"Environment: isolated, Python {environment.python}, because {environment.reason} "
+        f"(pinned in {REQUIREMENTS_LOCK})"
+    ]
+
+
+def _validate(root: Path, folder: Path, python: Path | None, *, isolated: bool) -> Report:
+    """The checks, with the agent in its worker when it has an environment of its own."""
+    return validate_isolated(root, folder) if isolated else validate(folder, python=python)
+
+
+def _may_isolate(options: ImportOptions) -> bool:
+    """Whether the import may give the agent an environment of its own: its requirements are
+    approved for installing (not a dry run, which installs nothing) and not ``--shared-env``."""
+    return options.approve_deps and not options.dry_run and not options.shared_env
+
+
 def _python(
-    options: ImportOptions, root: Path, folder: Path, dependencies: DependencyReport
+    options: ImportOptions,
+    root: Path,
+    folder: Path,
+    dependencies: DependencyReport,
+    prefill: Prefill,
 ) -> Path | None:
-    """The interpreter to validate with: the plugin's isolated env, installed if approved."""
+    """The interpreter to validate with: the plugin's isolated env, installed if approved (by
+    the install started while rendering, if there was one)."""
     if options.approve_deps and dependencies.missing and not options.dry_run:
-        return install_approved(root, options.plugin_id, folder / REQUIREMENTS_FILE)
+        return prefill.python(root, options.plugin_id, folder / REQUIREMENTS_FILE)
     return env_python(root, options.plugin_id)
 
 

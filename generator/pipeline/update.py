@@ -67,6 +67,7 @@ from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate import warm
 from generator.validate.environment import check_dependencies, env_python
+from generator.validate.isolation import refresh, validate_isolated
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
 from runtime.adapters.agent import AgentSpec
@@ -186,8 +187,22 @@ def _update(
         return result("conflicts", changes, files=files, conflicts=conflicts)
     if invalid := invalid_screens(folder):
         return result("invalid", changes, files=files, conflicts=invalid)
+    environment = read_agent(folder).environment
+    if environment.kind == "isolated":
+        relock = bool(changes.requirements_added or changes.requirements_removed)
+        local = plan.local_packages
+        with step("environment") as note:
+            try:
+                note.append(refresh(root, folder, environment, relock=relock, local_packages=local))
+            except BaseException:
+                gitops.restore(root, folder)
+                raise
+        files = gitops.changed_files(root, folder)  # with the lock written again
     with step("validate") as note:
-        report = validate(folder, python=env_python(root, options.plugin_id))
+        if environment.kind == "isolated":
+            report = validate_isolated(root, folder)
+        else:
+            report = validate(folder, python=env_python(root, options.plugin_id))
         note.append("passed" if report.ok else "FAILED")
     commit = None
     if report.ok and options.branch is not None and files:
@@ -217,6 +232,9 @@ class _Plan(BaseModel):
     base_agent: dict[str, Any] | None = None
     new_agent: AgentSpec | None = None
     vendored: Path | None = None
+    local_packages: list[str] = Field(
+        default_factory=list, description="Never fetched by name when the lock is written again."
+    )
     changes: Changes
     up_to_date: bool
 
@@ -278,7 +296,7 @@ def _agent_plan(
         else:
             design = _recorded_design(old, _as_generated(base_agent) or agent, base, folder)
             note.append("state fields and nodes unchanged: screens kept")
-    plugin = _new_plugin(old, agent.graph_id, design, inspection)
+    plugin = _new_plugin(old, agent, design, inspection)
     new = plugin.answers
     new_screens = screens_of(design) if shape else base
     if not shape:  # the recorded design: its screens are the ones generated last time
@@ -308,6 +326,7 @@ def _agent_plan(
         base_agent=base_agent,
         new_agent=plugin.agent,
         vendored=vendored,
+        local_packages=inspection.local_packages,
         changes=changes,
         up_to_date=up_to_date,
     )
@@ -389,14 +408,16 @@ def _as_generated(agent: dict[str, Any] | None) -> AgentSpec | None:
 
 
 def _new_plugin(
-    old: PluginAnswers, graph_id: str, design: Design, inspection: Inspection
+    old: PluginAnswers, agent: AgentSpec, design: Design, inspection: Inspection
 ) -> PluginData:
-    """The answers and agent.json for the new inspection, with the recorded strategy."""
+    """The answers and agent.json for the new inspection, with the recorded strategy and the
+    environment the plugin's agent.json has (an import's decision, reviewed)."""
     return plugin_data(
         design,
         inspection,
-        strategy=check_strategy(old.strategy, inspection, graph_id),
+        strategy=check_strategy(old.strategy, inspection, agent.graph_id),
         requirements=check_dependencies(inspection.dependencies).lines(),
+        environment=agent.environment,
     )
 
 

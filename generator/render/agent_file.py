@@ -22,16 +22,21 @@ from generator.models import Graph, Inspection
 from generator.render.screen_files import MergedFile, blob_id, merge_file
 from generator.render.screens import format_screen
 from generator.render.settings import PluginSettings
-from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
+from runtime.adapters.agent import AgentFileError, AgentSpec, EnvironmentSpec, load_agent_spec
 from runtime.layout import AGENT_FILE
-from runtime.wire import describe
+from runtime.quotes import describe
 
 
 def agent_spec(
-    design: Design, inspection: Inspection, graph: Graph, settings: PluginSettings
+    design: Design,
+    inspection: Inspection,
+    graph: Graph,
+    settings: PluginSettings,
+    environment: EnvironmentSpec | None = None,
 ) -> AgentSpec:
-    """The ``agent.json`` of ``design`` for ``graph``; a value the runtime would refuse (an
-    environment variable's name that is none) stops the import here, in one line."""
+    """The ``agent.json`` of ``design`` for ``graph`` in ``environment`` (default: the runtime's
+    own); a value the runtime would refuse (an environment variable's name that is none) stops
+    the import here, in one line."""
     values = {
         "graph_id": graph.graph_id,
         "graph_spec": graph.spec,
@@ -44,6 +49,7 @@ def agent_spec(
         "context": settings.context,
         "env": settings.env,
         "inputs": settings.inputs,
+        "environment": environment or EnvironmentSpec(),
     }
     try:
         return AgentSpec.model_validate(values)
@@ -53,7 +59,14 @@ def agent_spec(
 
 def format_agent(spec: AgentSpec) -> str:
     """``agent.json``'s text, formatted as the screens are, so a merge marks conflicts alike."""
-    return format_screen(spec.model_dump(mode="json"))
+    return format_screen(agent_data(spec))
+
+
+def agent_data(spec: AgentSpec) -> dict[str, Any]:
+    """``agent.json``'s keys: the shared environment, the default, is not written, so a plugin
+    that shares the runtime's environment has the file it always had."""
+    exclude = {"environment"} if spec.environment == EnvironmentSpec() else set()
+    return spec.model_dump(mode="json", exclude=exclude)
 
 
 def agent_file_id(spec: AgentSpec) -> str:
@@ -78,4 +91,4 @@ def merge_agent(
 ) -> MergedFile:
     """Merge the plugin's ``agent.json`` with the new one against ``base`` (as generated last;
     None when git does not have it: every difference is then a conflict). Nothing is written."""
-    return merge_file(root, folder / AGENT_FILE, base, new.model_dump(mode="json"), by="the update")
+    return merge_file(root, folder / AGENT_FILE, base, agent_data(new), by="the update")

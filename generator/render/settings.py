@@ -3,25 +3,22 @@
 ``agent.json`` gets the run-context values (each ``context_schema`` field whose default is a
 literal, shown so the reviewer can edit it), the names of the environment variables the agent
 needs (never values: the runtime reads them from its own environment) and the values of its
-other required input fields. What has no value yet (a context field or an input field with no
-default) is named with how to set it, in the import's output and the plugin README.
+other required input fields. A value the inspection proposed (a context field's ``Literal``,
+enum or model name; an input field's value by its type) is recorded too and named in the
+import's output, for review. What has no value yet (a dataclass or pydantic context field with
+no default and nothing to propose) is named with how to set it, in the import's output and the
+plugin README. A TypedDict context key needs nothing: LangGraph's server leaves it absent.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.models import Graph, Inspection, StateField, StateSchema
+from generator.inspect.defaults import NO_VALUE, literal_default
+from generator.models import Graph, Inspection, RequiredField
 from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
-
-#: Calls whose ``default=`` (or first argument) is the field's default: dataclasses and pydantic.
-_DEFAULT_CALLS = frozenset({"field", "Field", "dataclasses.field", "pydantic.Field"})
-#: Input schemas whose fields without a default must be given (TypedDict keys never must).
-_STRICT_STYLES = frozenset({"dataclass", "pydantic"})
 
 
 class PluginSettings(BaseModel):
@@ -33,8 +30,14 @@ class PluginSettings(BaseModel):
     env: list[str] = Field(default_factory=list, description="Required variables, by name.")
     optional_env: list[str] = Field(default_factory=list)
     inputs: dict[str, Any] = Field(default_factory=dict)
+    proposed: list[str] = Field(
+        default_factory=list, description="One line per value the import proposed, for review."
+    )
     unset: list[str] = Field(
         default_factory=list, description="One line per value still needed, with how to set it."
+    )
+    unset_names: list[str] = Field(
+        default_factory=list, description="The names of those fields, for the validation."
     )
 
 
@@ -49,66 +52,29 @@ def plugin_settings(
     )
     for field in graph.context_schema.fields if graph.context_schema else []:
         value = literal_default(field)
-        if value is not _NO_VALUE:
+        if value is not NO_VALUE:
             settings.context[field.name] = value
-        elif not has_default(field):
-            settings.unset.append(
-                f'context field {field.name!r} has no default: set it under "context" in {where}'
-            )
-    for field in _required_inputs(graph, input_field):
-        settings.unset.append(
-            f"input field {field.name!r} is required and has no default: set it under "
-            f'"inputs" in {where}'
-        )
+    for required in graph.required_context:
+        _settle(settings.context, required, "context", where, settings)
+    for required in graph.required_inputs:
+        if required.name != input_field:
+            _settle(settings.inputs, required, "inputs", where, settings)
     return settings
 
 
-_NO_VALUE = object()
-
-
-def literal_default(field: StateField) -> Any:
-    """The field's default when it is a JSON literal (``5``, ``"x"``, ``field(default="x")``)."""
-    expr = _default_expr(field)
-    if expr is None:
-        return _NO_VALUE
-    try:
-        value = ast.literal_eval(expr)
-        json.dumps(value)
-    except (ValueError, TypeError, SyntaxError, RecursionError):
-        return _NO_VALUE
-    return value
-
-
-def has_default(field: StateField) -> bool:
-    """False for a field that must be given: no default, or ``Field(description=...)`` alone."""
-    if field.default is None:
-        return False
-    call = _parsed(field.default)
-    if isinstance(call, ast.Call) and ast.unparse(call.func) in _DEFAULT_CALLS:
-        given = {k.arg for k in call.keywords} & {"default", "default_factory"}
-        positional = call.args[:1]
-        return bool(given) or (bool(positional) and ast.unparse(positional[0]) != "...")
-    return True
-
-
-def _default_expr(field: StateField) -> ast.expr | None:
-    """The default's expression, unwrapped from ``field(default=...)``/``Field(...)``."""
-    tree = _parsed(field.default) if field.default is not None else None
-    if isinstance(tree, ast.Call) and ast.unparse(tree.func) in _DEFAULT_CALLS:
-        given = [k.value for k in tree.keywords if k.arg == "default"] or tree.args[:1]
-        return given[0] if given else None
-    return tree
-
-
-def _parsed(text: str) -> ast.expr | None:
-    try:
-        return ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-
-
-def _required_inputs(graph: Graph, input_field: str) -> list[StateField]:
-    schema: StateSchema | None = graph.input_schema or graph.state
-    if schema is None or schema.style not in _STRICT_STYLES:
-        return []
-    return [f for f in schema.fields if f.name != input_field and not has_default(f)]
+def _settle(
+    values: dict[str, Any], field: RequiredField, key: str, where: str, settings: PluginSettings
+) -> None:
+    """Record the proposed value of ``field`` under ``key``, or name it as still needed."""
+    what = "context field" if key == "context" else "input field"
+    if field.because is None:
+        settings.unset.append(
+            f'{what} {field.name!r} has no default: set it under "{key}" in {where}'
+        )
+        settings.unset_names.append(field.name)
+        return
+    values[field.name] = field.proposed
+    settings.proposed.append(
+        f"{what} {field.name!r} = {field.proposed!r} ({field.because}): review it under "
+        f'"{key}" in {where}'
+    )

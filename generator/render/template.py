@@ -41,7 +41,7 @@ from generator.render.template_repo import (
     TemplateSource,
     copier_source,
 )
-from runtime.adapters.agent import AgentSpec
+from runtime.adapters.agent import AgentSpec, EnvironmentSpec
 from runtime.layout import AGENT_FILE, ANSWERS_FILE, Strategy
 
 #: What ``copier update`` leaves to the generator (relative to the plugin folder).
@@ -92,6 +92,12 @@ class PluginData(BaseModel):
 
     answers: PluginAnswers
     agent: AgentSpec
+    proposed_settings: list[str] = Field(
+        default_factory=list, description="Values the import proposed in agent.json, for review."
+    )
+    left_for_review: list[str] = Field(
+        default_factory=list, description="Fields the agent needs that only a reviewer can set."
+    )
 
 
 class RenderResult(BaseModel):
@@ -131,14 +137,16 @@ def plugin_data(
     *,
     strategy: Strategy,
     requirements: list[str],
+    environment: EnvironmentSpec | None = None,
 ) -> PluginData:
-    """The template's answers and ``agent.json`` for ``design`` of the graph ``design.graph_id``."""
+    """The template's answers and ``agent.json`` for ``design`` of the graph ``design.graph_id``,
+    whose agent runs in ``environment`` (default: the runtime's own)."""
     graph = select_graph(inspection, design.graph_id)
     source = inspection.source
     settings = plugin_settings(
         inspection, graph, plugin_id=design.plugin_id, input_field=design.input_field
     )
-    agent = agent_spec(design, inspection, graph, settings)
+    agent = agent_spec(design, inspection, graph, settings, environment)
     answers = PluginAnswers(
         plugin_id=design.plugin_id,
         title=" ".join(design.title.split()),
@@ -158,7 +166,12 @@ def plugin_data(
         inspection_digest=inspection_digest(inspection),
         design_provenance=design.provenance.model_dump(mode="json", exclude_defaults=True),
     )
-    return PluginData(answers=answers, agent=agent)
+    return PluginData(
+        answers=answers,
+        agent=agent,
+        proposed_settings=settings.proposed,
+        left_for_review=settings.unset_names,
+    )
 
 
 def render(

@@ -20,11 +20,14 @@ from packaging.utils import canonicalize_name
 
 from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
-from generator.validate.environment import find_uv, read_requirements
+from generator.validate.environment import read_requirements
 from generator.validate.processes import run_tree
-from runtime.layout import PLUGINS_FOLDER
+from runtime.isolated.envs import find_uv
+from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
 RESOLVE_TIMEOUT_S = 120.0
+#: Who asked for the runtime's own requirements, in a conflict's owners.
+RUNTIME_OWNER = "the runtime"
 #: uv's words when the index (or a URL requirement) cannot be reached.
 _UNREACHABLE = re.compile(
     r"failed to fetch|error sending request|dns error|connection refused|network is unreachable|"
@@ -33,6 +36,15 @@ _UNREACHABLE = re.compile(
 )
 #: A package the resolution would install, as uv lists it: `` + name==1.0``.
 _PLANNED = re.compile(r"^\s*\+\s*([A-Za-z0-9][A-Za-z0-9._-]*)==", re.MULTILINE)
+
+
+class RequirementsConflict(AgentImportError):
+    """The requirements cannot share one environment; ``owners`` are the ``(who, requirement)``
+    pairs the resolver's reason names (who: a plugin id or ``the runtime``)."""
+
+    def __init__(self, message: str, *, owners: list[tuple[str, str]]) -> None:
+        super().__init__(message)
+        self.owners = owners
 
 
 def check_conflicts(
@@ -70,28 +82,32 @@ def check_conflicts(
                 "of the same name is not the agent's code)"
             )
         return f"resolved with the runtime's and other plugins' in {done.seconds:.1f} s"
-    explanation = _explanation(done.stderr)
+    reason = explanation(done.stderr)
     if _UNREACHABLE.search(done.stderr) and "No solution found" not in done.stderr:
-        return f"conflict check skipped: the package index is not reachable ({explanation})"
-    raise AgentImportError(
+        return f"conflict check skipped: the package index is not reachable ({reason})"
+    owners = _owners(
+        [*combined, *(f"{line}  # {RUNTIME_OWNER}" for line in runtime_requirements())], reason
+    )
+    raise RequirementsConflict(
         f"the requirements of {plugin_id!r} conflict with the runtime's or another plugin's: "
-        + explanation
-        + _owners([*combined, *(f"{line}  # the runtime" for line in runtime_requirements())],
-                  explanation)
-    )  # fmt: skip
+        + reason
+        + (f" ({'; '.join(f'{who} requires {spec}' for who, spec in owners)})" if owners else ""),
+        owners=owners,
+    )
 
 
 def _combined(root: Path, plugin_id: str, requirements: list[str]) -> list[str]:
-    """This plugin's requirements and every other plugin's, each line saying whose it is."""
+    """This plugin's requirements and every other sharing plugin's, each line saying whose it
+    is (a plugin with its own environment, a ``requirements.lock``, shares nothing)."""
     lines = [f"{line}  # {plugin_id}" for line in requirements]
     plugins = root / PLUGINS_FOLDER
     for other in sorted(plugins.glob("*/requirements.txt")) if plugins.is_dir() else []:
-        if other.parent.name != plugin_id:
+        if other.parent.name != plugin_id and not (other.parent / REQUIREMENTS_LOCK).is_file():
             lines += [f"{line}  # {other.parent.name}" for line in read_requirements(other)]
     return lines
 
 
-def _explanation(stderr: str) -> str:
+def explanation(stderr: str) -> str:
     """uv's reason in one line: the resolver's derivation, without its decorations."""
     text = re.split(r"No solution found when resolving dependencies:?", stderr, maxsplit=1)[-1]
     kept = [line for line in text.splitlines() if not line.startswith("Using Python")]
@@ -99,8 +115,8 @@ def _explanation(stderr: str) -> str:
     return " ".join(plain.split()) or "uv gave no reason"
 
 
-def _owners(lines: list[str], explanation: str) -> str:
-    """Who asked for the packages the explanation names: ``(new: alpha; other: gamma)``."""
+def _owners(lines: list[str], reason: str) -> list[tuple[str, str]]:
+    """Who asked for the packages the reason names: ``[("new", "alpha"), ("other", "gamma")]``."""
     named = []
     for line in lines:
         spec, _, owner = line.partition("  # ")
@@ -108,6 +124,6 @@ def _owners(lines: list[str], explanation: str) -> str:
             name = Requirement(spec).name
         except InvalidRequirement:
             continue
-        if re.search(rf"\b{re.escape(name)}\b", explanation, re.IGNORECASE):
-            named.append(f"{owner} requires {spec}")
-    return f" ({'; '.join(named)})" if named else ""
+        if re.search(rf"\b{re.escape(name)}\b", reason, re.IGNORECASE):
+            named.append((owner, spec))
+    return named

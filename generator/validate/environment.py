@@ -10,9 +10,8 @@ own install picks up every plugin's ``requirements.txt`` after review (``noxfile
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
+import re
 import subprocess
 import sys
 import sysconfig
@@ -25,11 +24,17 @@ from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
+from generator.inspect.distributions import HINT_ORIGIN
 from generator.models import Dependency
 from generator.repository import LOCAL_FOLDER
+from generator.validate.additions import added_sites, planned_additions
 from generator.validate.processes import Finished, run_tree
+from runtime.isolated.envs import find_uv
+from runtime.layout import REQUIREMENTS_LOCK
 
 ENVS_FOLDER = LOCAL_FOLDER / "envs"
+#: The command quoted in a hinted requirement's ``proposed_for``.
+_HINT_COMMAND = re.compile(r":?\s*`pip install[^`]*`")
 INSTALL_TIMEOUT_S = 600.0
 
 
@@ -55,6 +60,11 @@ class DependencyReport(BaseModel):
 
     requirements: list[RequirementStatus] = Field(default_factory=list)
     invalid: list[str] = Field(default_factory=list, description="'spec (origin): why'.")
+    locked: dict[str, str] | None = Field(
+        default=None,
+        description="The versions requirements.lock pins, by canonical name, when the plugin has "
+        "an environment of its own (the runtime's installed versions do not matter to it).",
+    )
 
     @property
     def missing(self) -> list[RequirementStatus]:
@@ -67,15 +77,16 @@ class DependencyReport(BaseModel):
 
     def describe(self) -> str:
         """One line per requirement, as shown during an import."""
-        rows = [
-            f"{r.spec} ({r.origin}"
-            + (f"; proposed for the undeclared import {r.proposed_for}" if r.proposed_for else "")
-            + "): "
-            + (f"installed {r.installed}" if r.satisfied else _unsatisfied(r))
-            for r in self.requirements
-        ]
+        rows = [f"{r.spec} ({r.origin}{_proposal(r)}): {self._state(r)}" for r in self.requirements]
         rows += [f"ignored {line}" for line in self.invalid]
         return "\n".join(rows) if rows else "no requirements declared"
+
+    def _state(self, status: RequirementStatus) -> str:
+        """The version the plugin gets: locked for its own environment, else the runtime's."""
+        if self.locked is not None:
+            version = self.locked.get(status.name)
+            return f"locked {version} in {REQUIREMENTS_LOCK}" if version else "not locked"
+        return f"installed {status.installed}" if status.satisfied else _unsatisfied(status)
 
 
 def check_dependencies(dependencies: Iterable[Dependency]) -> DependencyReport:
@@ -143,26 +154,16 @@ def env_python(root: Path, plugin_id: str) -> Path | None:
     return python if python.exists() else None
 
 
-def find_uv() -> list[str]:
-    """The command that runs uv: on PATH, next to this interpreter, or ``python -m uv``."""
-    beside = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
-    for found in (shutil.which("uv"), str(beside) if beside.is_file() else None):
-        if found:
-            return [found]
-    if importlib.util.find_spec("uv") is not None:
-        return [sys.executable, "-m", "uv"]
-    raise AgentImportError("uv is not installed: run `python dev.py` or `pip install uv`")
-
-
 def install_approved(
     root: Path, plugin_id: str, requirements_file: Path, *, timeout: float = INSTALL_TIMEOUT_S
 ) -> Path:
     """Install ``requirements_file`` into the plugin's validation env with uv; its interpreter.
 
     The env is created on first use (``uv venv``) and sees this environment's packages through a
-    ``.pth`` file placed after its own site-packages, so approved versions take precedence. uv
-    resolves and installs in parallel from its cache; the whole process tree is stopped past
-    ``timeout`` seconds or on Ctrl-C. The runtime's environment is never modified.
+    ``.pth`` file placed after its own site-packages, so approved versions take precedence. It
+    gets only what this environment lacks (``additions.py``) while it holds nothing else, else
+    the whole set. uv resolves and installs in parallel from its cache; the whole process tree
+    is stopped past ``timeout`` seconds or on Ctrl-C. The runtime's environment is never modified.
     """
     folder = env_dir(root, plugin_id)
     uv = find_uv()
@@ -177,9 +178,15 @@ def install_approved(
         if made.returncode != 0 or python is None:
             raise AgentImportError(f"could not create the validation environment: {_last(made)}")
         _link_base_packages(python)
+    added = None
+    if added_sites(python) is not None:
+        added = planned_additions(uv, sys.executable, requirements_file, timeout=timeout)
+        if added == []:
+            return python
+    wanted = ["--no-deps", *added] if added else ["-r", str(requirements_file)]
     count = len(read_requirements(requirements_file))
     done = run_tree(
-        [*uv, "pip", "install", "--python", str(python), "-r", str(requirements_file)],
+        [*uv, "pip", "install", "--python", str(python), *wanted],
         what=f"installing {count} approved requirements with uv",
         timeout=timeout,
     )
@@ -212,6 +219,20 @@ def _installed_version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
+
+
+def _proposal(status: RequirementStatus) -> str:
+    """Why a requirement no file declares is proposed: an undeclared import, or the agent's
+    ``pip install`` hint (for a module, at a file:line or in a check)."""
+    if status.proposed_for is None:
+        return ""
+    if status.origin != HINT_ORIGIN:
+        return f"; proposed for the undeclared import {status.proposed_for}"
+    module, _, where = status.proposed_for.partition(" ")
+    where = _HINT_COMMAND.sub("", where).strip(" ():")
+    return f"; proposed from the agent's `pip install {status.spec}` hint for {module}" + (
+        f", {where}" if where else ""
+    )
 
 
 def _unsatisfied(status: RequirementStatus) -> str:

@@ -4,7 +4,9 @@ Two checks in a fresh process (``generator.validate.smoke``): an import check (t
 discovered and its graph built, which imports the agent), then an offline smoke test (the first
 turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
 are set for both. The report says pass or fail with the traceback and, when a module is
-missing, which requirement provides it and how to approve it.
+missing, which requirement provides it and how to approve it; a failure is diagnosed
+(``diagnosis.py``: which kind, why, the fix), and a network error in the smoke test after the
+import check passed is a warning, not a failure.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.validate import warm
+from generator.validate.additions import added_sites
+from generator.validate.diagnosis import Diagnosis, diagnose, left_for_review
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
@@ -49,14 +54,32 @@ class Report(BaseModel):
     python: str = Field(description="The interpreter the checks ran with.")
     checks: list[CheckResult]
     missing: MissingDependency | None = None
+    diagnosis: Diagnosis | None = Field(
+        default=None, description="Why a check failed and the fix (a warning when it passed)."
+    )
 
     @property
     def ok(self) -> bool:
-        return len(self.checks) == len(CHECKS) and all(check.ok for check in self.checks)
+        """Every check ran and passed, or failed with nothing worse than a warning."""
+        warned = self.diagnosis is not None and self.diagnosis.severity == "warning"
+        return len(self.checks) == len(CHECKS) and (warned or all(c.ok for c in self.checks))
+
+    def reviewing(self, names: Sequence[str]) -> Report:
+        """This report, where a turn stopping on a field the import left for review (``names``)
+        is a warning: the value belongs in the plugin's pull request."""
+        diagnosis = left_for_review(self.diagnosis, names, self.plugin_id)
+        return self.model_copy(update={"diagnosis": diagnosis})
 
     def describe(self, *, tracebacks: bool = True) -> str:
-        """A human-readable report: one line per check, then what a client received or why not."""
-        lines = [f"validate {self.plugin_id}: {'passed' if self.ok else 'FAILED'}"]
+        """A human-readable report: the outcome and, if it failed, the diagnosis first; then
+        one line per check, with what a client received or why not."""
+        outcome = "passed" if self.ok else "FAILED"
+        lines = [f"validate {self.plugin_id}: {outcome}"]
+        if self.diagnosis is not None:
+            headline, *rest = self.diagnosis.lines()
+            warned = " with a warning" if self.diagnosis.severity == "warning" else ""
+            lines = [f"validate {self.plugin_id}: {outcome}{warned}: {headline}"]
+            lines += [f"  {line}" for line in rest]
         for check in self.checks:
             status = "ok" if check.ok else "FAILED"
             lines.append(f"  {check.name:<7}{status:<7}{check.seconds:5.2f} s  {check.summary}")
@@ -70,12 +93,17 @@ class Report(BaseModel):
 
 
 def validate(
-    plugin_dir: Path, *, python: Path | None = None, timeout: float = CHECK_TIMEOUT_S
+    plugin_dir: Path,
+    *,
+    python: Path | None = None,
+    timeout: float = CHECK_TIMEOUT_S,
+    env: dict[str, str] | None = None,
 ) -> Report:
-    """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter)."""
+    """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter), ``env`` set
+    on top of this process's environment (where an isolated plugin's environment was built)."""
     folder = plugin_dir.resolve()
     interpreter = str(python or sys.executable)
-    checks = _run(folder, interpreter, timeout)
+    checks = _run(folder, interpreter, timeout, {**os.environ, **CHECK_ENV, **(env or {})})
     module = next((c.missing_module for c in checks if c.missing_module), None)
     return Report(
         plugin_id=folder.name,
@@ -83,19 +111,21 @@ def validate(
         python=interpreter,
         checks=checks,
         missing=_missing(module, folder) if module else None,
+        diagnosis=diagnose(checks, folder, python=interpreter),
     )
 
 
-def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
+def _run(folder: Path, python: str, timeout: float, env: dict[str, str]) -> list[CheckResult]:
     """Both checks in one fresh process (``generator.validate.smoke``), from an empty folder: a
-    fork of the warm interpreter (``warm.py``) when it is this interpreter, else a new one."""
+    fork of the warm interpreter (``warm.py``) when it is this interpreter or a validation
+    environment that only adds to it (``additions.py``), else a new one."""
     with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as tmp:
         scratch = Path(tmp)
         out, output = scratch / "results.json", scratch / warm.OUTPUT_FILE
         try:
-            finished = _forked(folder, python, scratch, out, timeout)
+            finished = _forked(folder, python, scratch, out, timeout, env)
         except warm.Unavailable:
-            finished = _cold(folder, python, scratch, out, timeout)
+            finished = _cold(folder, python, scratch, out, timeout, env)
         if out.is_file():
             return CheckResults.validate_json(out.read_text(encoding="utf-8"))
         stderr = output.read_text(errors="replace") if output.is_file() else ""
@@ -111,17 +141,24 @@ def _run(folder: Path, python: str, timeout: float) -> list[CheckResult]:
     ]
 
 
-def _forked(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -> bool:
-    """The checks in a fork of the warm interpreter; False on the time limit."""
-    interpreter = warm.start() if Path(python) == Path(sys.executable) else None
-    if interpreter is None:
+def _forked(
+    folder: Path, python: str, scratch: Path, out: Path, timeout: float, env: dict[str, str]
+) -> bool:
+    """The checks in a fork of the warm interpreter (a validation environment's site-packages
+    first, when it only adds to this one); False on the time limit."""
+    sites = [] if Path(python) == Path(sys.executable) else added_sites(Path(python))
+    interpreter = warm.start() if sites is not None else None
+    if sites is None or interpreter is None:
         raise warm.Unavailable("the checks need another interpreter")
-    env = {**os.environ, **CHECK_ENV}
-    request = warm.Request(folder=str(folder), out=str(out), scratch=str(scratch), env=env)
+    request = warm.Request(
+        folder=str(folder), out=str(out), scratch=str(scratch), env=env, sites=sites
+    )
     return interpreter.check(request, timeout=timeout)
 
 
-def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -> bool:
+def _cold(
+    folder: Path, python: str, scratch: Path, out: Path, timeout: float, env: dict[str, str]
+) -> bool:
     """The checks in a new interpreter, its output in the scratch folder; False on the limit.
 
     The interpreter leads its own process group, so the limit ends whatever the agent started
@@ -131,7 +168,7 @@ def _cold(folder: Path, python: str, scratch: Path, out: Path, timeout: float) -
             [python, "-m", "generator.validate.smoke", str(folder), str(out)],
             stdout=output,
             stderr=output,
-            env={**os.environ, **CHECK_ENV},
+            env=env,
             cwd=scratch,
             stdin=subprocess.DEVNULL,
             start_new_session=True,

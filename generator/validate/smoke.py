@@ -8,8 +8,9 @@ as they may on LangGraph's server):
   its graph (which imports the agent); nothing is patched yet;
 * ``turns`` (if the import passed): with ``runtime.offline_models`` installed, run the first
   turn and one user message through the compiled graph, as the runtime would, and check what a
-  client would receive: valid A2UI messages and a voice line, and no agent error swallowed by an
-  error screen.
+  client would receive: valid A2UI messages and a voice line (a turn the agent ends on an
+  ``interrupt()``: the approval screen the runtime draws for it), and no agent error swallowed by
+  an error screen.
 
 The results are written as a JSON list to ``OUT`` (the agent may print to stdout). A process of
 their own keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
@@ -25,6 +26,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +55,11 @@ class CheckResult(BaseModel):
 
 
 CheckResults = TypeAdapter(list[CheckResult])
+
+
+#: How the ``turns`` check's summary starts when the conversation was not tried because the
+#: agent needs a value a reviewer gives (``diagnosis.py`` makes that a warning, not a failure).
+NOT_TRIED = "not tried: the plugin "
 
 
 class _Failed(Exception):
@@ -135,9 +142,13 @@ def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
 
     from runtime import offline_models as offline
     from runtime.plugin_store import PluginStore
+    from runtime.turns.approvals import approval_events
+    from runtime.turns.events import pending
 
     offline.install()
     plugin = _load(folder)
+    if setting := _setting_to_review(plugin):
+        raise _Failed(f"{NOT_TRIED}{setting}")
     # Compiled as the runtime compiles it: agents that keep memories find a store.
     store = PluginStore(InMemoryStore(), plugin.plugin_id)
     graph = plugin.build_graph().compile(checkpointer=InMemorySaver(), store=store)
@@ -149,11 +160,24 @@ def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
         (f"message {SAMPLE_MESSAGE!r}", {"transcript": SAMPLE_MESSAGE, "pendingAction": None}),
     ):
         state = graph.invoke({**update, "outbox": None}, config)
-        transcript += _check_outbox(label, state.get("outbox") or [], errors)
+        # An interrupt ends the turn on the approval screen the turn engine draws for it.
+        waiting = approval_events(plugin.plugin_id, pending(state.get("__interrupt__") or ()))
+        transcript += _check_outbox(label, [*(state.get("outbox") or []), *waiting], errors)
     return "the first turn and one message ran offline", transcript
 
 
-def _check_outbox(label: str, outbox: list[dict[str, Any]], errors: _ErrorLog) -> list[str]:
+def _setting_to_review(plugin: Any) -> str | None:
+    """What an imported plugin still needs set before it can answer (a context field or an input
+    with no default and nothing proposed): the runtime shows an error screen naming it until then,
+    so the conversation is not tried."""
+    from runtime.adapters.imported import ImportedPlugin
+
+    if not isinstance(plugin, ImportedPlugin):
+        return None
+    return next((need for need in plugin.unmet_needs() if need.startswith("needs a setting")), None)
+
+
+def _check_outbox(label: str, outbox: Sequence[Mapping[str, Any]], errors: _ErrorLog) -> list[str]:
     """The lines a client would hear or read; ``_Failed`` if the turn is not servable."""
     from runtime.a2ui import validate_message
 

@@ -9,8 +9,10 @@ moment and an empty working folder, and a time limit kills it with whatever it s
 command line starts the warm interpreter first thing, so its imports overlap with fetching,
 inspecting and rendering.
 
-Where ``os.fork`` is missing, or the checks need another interpreter (a plugin's own validation
-environment), ``validate`` starts a new process as before.
+A plugin's validation environment that only adds distributions to the runtime's
+(``additions.py``) is checked in a fork too, its site-packages put first on ``sys.path``. Where
+``os.fork`` is missing, or the checks need another interpreter (a validation environment that
+replaces a version, an isolated plugin's), ``validate`` starts a new process as before.
 
 The protocol, over a Unix socket the caller listens on and hands over: the caller connects and
 sends one JSON line (``Request``); the forked child answers ``pid N`` at once, runs the checks,
@@ -34,7 +36,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 #: What the warm interpreter imports before any plugin: what every check imports anyway.
@@ -65,6 +67,8 @@ class Request:
     out: str
     scratch: str
     env: dict[str, str]
+    #: A validation environment's site-packages, put first on ``sys.path`` (``additions.py``).
+    sites: list[str] = field(default_factory=list)
 
     def to_line(self) -> bytes:
         return json.dumps(asdict(self)).encode() + b"\n"
@@ -163,7 +167,9 @@ def start() -> Warm | None:
 
 def serve(listener: socket.socket) -> None:
     """The warm interpreter's loop: fork a child per connection until stdin closes."""
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system
+    # Each child is reaped as it ends, so its CPU time counts in this process's children's, as
+    # a cold check's counts in its caller's (the bench reports it).
+    signal.signal(signal.SIGCHLD, _reap)
     while True:
         ready, _, _ = select.select([listener, sys.stdin], [], [])
         if sys.stdin in ready:
@@ -177,6 +183,13 @@ def serve(listener: socket.socket) -> None:
             finally:
                 os._exit(code)
         conn.close()
+
+
+def _reap(*_: object) -> None:
+    """Wait for every child that ended (``SIGCHLD``'s handler)."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
 
 
 def _child(conn: socket.socket) -> int:
@@ -197,6 +210,7 @@ def _child(conn: socket.socket) -> int:
         os.dup2(fd, to)
     os.close(nothing)
     os.close(output)
+    _put_first(request.sites)
     conn.sendall(f"pid {os.getpid()}\n".encode())
     try:
         return main([request.folder, request.out])
@@ -204,6 +218,19 @@ def _child(conn: socket.socket) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         conn.close()
+
+
+def _put_first(sites: list[str]) -> None:
+    """Put a validation environment's site-packages (and what their ``.pth`` files add) before
+    the runtime's, as that environment's own interpreter has them."""
+    import importlib
+    import site
+
+    before = list(sys.path)
+    for folder in sites:
+        site.addsitedir(folder)
+    sys.path[:] = [path for path in sys.path if path not in before] + before
+    importlib.invalidate_caches()
 
 
 def _preload() -> None:

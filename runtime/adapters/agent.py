@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -37,6 +37,23 @@ def _relative(value: str) -> str:
     if path.is_absolute() or ".." in path.parts:
         raise ValueError(f"{value!r} must be a path inside src/")
     return value
+
+
+class EnvironmentSpec(BaseModel):
+    """Which Python environment the agent runs in (``environment`` in ``agent.json``).
+
+    ``shared``: the runtime's own, in process (the default: no cost). ``isolated``: an environment
+    of the plugin's own, built from its ``requirements.lock`` (``a2ui-runtime envs``), where a
+    worker process runs the agent (``runtime.isolated``); the import chooses it when the agent's
+    requirements conflict with the runtime's or another plugin's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["shared", "isolated"] = "shared"
+    python: str | None = Field(
+        default=None, description="The Python version wanted (e.g. '3.11'); none: the runtime's."
+    )
+    reason: str = Field(default="", description="Why the import chose this environment.")
 
 
 class AgentSpec(BaseModel):
@@ -69,6 +86,10 @@ class AgentSpec(BaseModel):
         default_factory=dict,
         description="Values of the agent's other required input fields (not input_field), sent "
         "with the user's words on the first run of a conversation.",
+    )
+    environment: EnvironmentSpec = Field(
+        default_factory=EnvironmentSpec,
+        description="The agent's Python environment: the runtime's (shared) or its own (isolated).",
     )
 
     @model_validator(mode="before")

@@ -6,7 +6,8 @@ agents from ``config["configurable"]``, and factories from ``(config, runtime)``
 
 * the **context** is the schema built from its own defaults, then the plugin's reviewed
   ``agent.json`` ``context`` values on top, then the session's user id in any field named like
-  ``user_id``. A required field nothing sets is reported with its name and how to set it;
+  ``user_id``. A dataclass or pydantic field with no default that nothing sets is reported with
+  its name and how to set it; a TypedDict key nothing sets is simply absent, as on the server;
 * the same values go into ``config["configurable"]`` (never over the runtime's own keys such as
   ``thread_id``), with ``assistant_id`` (the plugin id), ``graph_id`` and the user, where the
   server puts them;
@@ -82,7 +83,9 @@ def build_context(schema: Any, values: Mapping[str, Any]) -> Any:
     given = {name: value for name, value in values.items() if name in fields}
     if user_id := values.get("user_id"):
         given |= {name: user_id for name in fields if is_user_id_field(name)}
-    missing = [name for name, required in fields.items() if required and name not in given]
+    # A TypedDict has no defaults: LangGraph's server passes the keys the caller gave, no more.
+    strict = not is_typeddict(schema)
+    missing = [name for name, needed in fields.items() if strict and needed and name not in given]
     if missing:
         name = missing[0]
         raise ContextError(

@@ -18,9 +18,13 @@ Each turn routes to one of two nodes:
   agent made): the agent's graph runs as a *stateful*
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
   checkpointer across turns, exactly like a thread of LangGraph's server. Its answer is shown on
-  the result screen, spoken (trimmed for voice) and sent as the final transcript; if the agent
+  the result screen, spoken (trimmed for voice) and sent as the final transcript (a run that
+  writes no answer, only state, answers with what it changed: ``changes.py``); if the agent
   raises, the error screen is shown, the details go to the log and the audit trail, and what the
   agent wrote in that turn is dropped (its conversation stays as it was before the turn).
+
+An agent with an environment of its own (``agent.json`` ``environment``) runs in its worker
+process instead (``runtime.isolated.agent``), with the same turns.
 
 Frontend tools (an AG-UI client's ``tools``) reach the agent as ``ag-ui-langgraph`` passes them,
 so agents written for CopilotKit work unchanged: in its input state as ``tools``,
@@ -55,6 +59,13 @@ from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens
 from runtime.adapters.agent import AgentSpec, load_agent_spec
+from runtime.adapters.changes import (
+    awaits_tool_results,
+    change_summary,
+    changed_fields,
+    is_message_list,
+    new_messages,
+)
 from runtime.adapters.environment import (
     ContextError,
     RunEnvironment,
@@ -70,7 +81,7 @@ from runtime.adapters.loader import (
     server_runtime,
 )
 from runtime.adapters.variables import missing_variable, needs_variable, unset_warning
-from runtime.adapters.voice import answer_text, speakable
+from runtime.adapters.voice import answer_text, last_ai_text, speakable
 from runtime.contracts import (
     CommonState,
     ServerEventDict,
@@ -79,6 +90,7 @@ from runtime.contracts import (
     with_plugin_domain,
 )
 from runtime.discovery import one_line_reason
+from runtime.isolated.agent import IsolatedAgent
 from runtime.layout import REQUIREMENTS_FILE, SCREENS_FOLDER
 from runtime.plugin import PluginBase
 from runtime.reply import show_screen
@@ -297,13 +309,23 @@ class AgentPlugin(ImportedPlugin):
 
         return asyncio.run(read())
 
+    @cached_property
+    def isolated(self) -> IsolatedAgent | None:
+        """How the agent runs when it has an environment of its own (in a worker), else None."""
+        if self.agent.environment.kind != "isolated":
+            return None
+        return IsolatedAgent(self.plugin_id, self.folder, self.agent)
+
     def prepare(self) -> None:
         """Import the agent now, so a broken agent fails when the graph is built."""
-        _ = self.context_schema
+        if self.isolated is None:  # an isolated agent is imported by its worker, never here
+            _ = self.context_schema
 
     def _find_needs(self) -> list[str]:
         """A module the agent imports that is not installed, an unset variable it reads while it
         is imported, then a context field or an input field nothing sets."""
+        if self.isolated is not None:
+            return self.isolated.needs()
         try:
             schema = self.context_schema
         except ModuleNotFoundError as exc:
@@ -337,14 +359,29 @@ class AgentPlugin(ImportedPlugin):
     def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
         """The agent's input for what the user said; ``fresh`` starts a new conversation."""
 
-    def agent_output(self, result: dict[str, Any]) -> Outcome:
-        """The answer (``output_field``) and the ``result_fields`` the screens show."""
+    def agent_output(self, before: dict[str, Any], result: dict[str, Any]) -> Outcome:
+        """The answer (``output_field``: a new AI message's text, or its value) and the
+        ``result_fields`` the screens show. A run that leaves no answer since ``before`` (it only
+        changed state) answers with what it changed, and shows those fields too
+        (``runtime.adapters.changes``), as LangGraph's server answers with the new state; one
+        waiting on the client's tool results has no answer yet."""
         fields = {
             name: to_jsonable_python(result[name], fallback=str)
             for name in self.agent.result_fields
             if name in result
         }
-        return Outcome(answer_text(result.get(self.agent.output_field)).strip(), fields)
+        output = result.get(self.agent.output_field)
+        if is_message_list(output):
+            added = new_messages(before.get(self.agent.output_field), output)
+            if awaits_tool_results(added):
+                return Outcome("", fields)
+            answer = last_ai_text(added)
+        else:
+            answer = answer_text(output).strip()
+        if answer:
+            return Outcome(answer, fields)
+        changed = changed_fields(before, result)
+        return Outcome(change_summary(changed), {**changed, **fields})
 
     def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
         """The agent's input for the client's results of its tool calls (``run_tools``)."""
@@ -362,16 +399,23 @@ class AgentPlugin(ImportedPlugin):
         and the client's frontend tools as ``ag-ui-langgraph`` passes them."""
         inputs = {**inputs, **frontend_tools(run_extras(config))}
         environment = self._environment((config.get("metadata") or {}).get("user_id"))
+        if self.isolated is not None:
+            return self.agent_output(*self.isolated.run(inputs, environment, config))
         context = build_context(self.context_schema, environment.values)
         runtime = server_runtime(context=context, user=environment.user, store=get_store())
         async with graph_for_run(self.export, config, runtime) as graph:
             if problem := missing_inputs(graph, self.agent):
                 raise ContextError(problem)
             stateful = graph.copy(update={"checkpointer": True})
-            result = await stateful.ainvoke(
-                inputs, RunnableConfig(configurable=environment.configurable), context=context
-            )
-        return self.agent_output(result if isinstance(result, dict) else {})
+            run_config = RunnableConfig(configurable=environment.configurable)
+            # The first state streamed is the one the run starts from (this input applied).
+            states = [
+                state if isinstance(state, dict) else {}
+                async for state in stateful.astream(
+                    inputs, run_config, context=context, stream_mode="values"
+                )
+            ]
+        return self.agent_output(states[0] if states else {}, states[-1] if states else {})
 
 
 def frontend_tools(extras: RunExtras) -> dict[str, Any]:

@@ -16,6 +16,14 @@ from collections.abc import Iterable, Iterator
 
 #: Causes followed when looking for a variable's name (an agent's error may wrap the first one).
 CAUSES_FOLLOWED = 5
+#: Tracing and observability settings: without them an agent runs, untraced, so they are never
+#: warned about (LangSmith's and Langfuse's clients stay off when their keys are unset).
+OBSERVABILITY_PREFIXES = ("LANGSMITH_", "LANGCHAIN_", "LANGFUSE_")
+
+
+def is_observability(name: str) -> bool:
+    """A tracing setting (``LANGSMITH_PROJECT``, ``LANGFUSE_SECRET_KEY``, ...): always optional."""
+    return name.startswith(OBSERVABILITY_PREFIXES)
 
 
 def unset(names: Iterable[str]) -> list[str]:
@@ -24,8 +32,9 @@ def unset(names: Iterable[str]) -> list[str]:
 
 
 def unset_warning(names: Iterable[str]) -> str | None:
-    """``reads X, Y, which are not set: ...`` for the unset ``names``, or ``None``."""
-    missing = unset(names)
+    """``reads X, Y, which are not set: ...`` for the unset ``names``, or ``None``; tracing
+    settings are left out, since the agent runs the same without them."""
+    missing = [name for name in unset(names) if not is_observability(name)]
     if not missing:
         return None
     are, them = ("is", "it") if len(missing) == 1 else ("are", "them")

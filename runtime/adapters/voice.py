@@ -7,11 +7,13 @@ transcript keeps the full answer.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
+from pydantic_core import to_jsonable_python
 
 from runtime.a2ui.validate import MAX_VOICE_WORDS
 
@@ -51,14 +53,38 @@ def message_text(message: BaseMessage) -> str:
 
 
 def answer_text(value: Any) -> str:
-    """The answer held in an agent's output field: the last AI message's text, or the value."""
+    """The answer held in an agent's output field: the last AI message's text, or the value (a
+    structured one read out field by field: "Founded: 1998. Founders: Ada, Grace.")."""
     if isinstance(value, BaseMessage):
         return message_text(value)
     if isinstance(value, list | tuple) and value and isinstance(value[-1], BaseMessage):
         return last_ai_text(value)
     if value is None:
         return ""
-    return value if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        return value
+    plain = to_jsonable_python(value, fallback=str)
+    if isinstance(plain, dict):  # a structured result (a dict, a pydantic model): read it out
+        return " ".join(f"{_label(key)}: {_plain(item)}." for key, item in plain.items())
+    return _plain(plain)
+
+
+def _label(key: Any) -> str:
+    text = str(key).replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _plain(value: Any) -> str:
+    """A JSON value in words: lists joined, ``None`` and ``[]`` as "none", booleans yes/no."""
+    if value is None or value == []:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def last_ai_text(messages: Iterable[BaseMessage]) -> str:

@@ -31,6 +31,7 @@ from runtime.context import RuntimeContext
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.outbox import prepare, resume_events
 from runtime.plugin import PluginBase
+from runtime.quotes import describe, excerpt
 from runtime.redaction import redact_values
 from runtime.turns import (
     SessionRefused,
@@ -40,7 +41,6 @@ from runtime.turns import (
     UnknownInterrupt,
 )
 from runtime.turns.approvals import BadAnswer, approval_events
-from runtime.wire import describe, excerpt
 
 logger = logging.getLogger(__name__)
 

@@ -118,6 +118,32 @@ def test_a_failed_validation_prints_the_report_then_the_error(
     assert not (repo / PLUGINS_FOLDER / "broken").exists()
 
 
+def test_a_failed_validation_prints_its_diagnosis_first_then_why_and_the_fix(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = echo_agent("echo_cli_input")
+    files["echo_cli_input/replies.py"] = (
+        "def reply(text, number):\n    state = {}\n    return state['topic']\n"
+    )
+    agent = agent_repo(tmp_path / "needs_input", files)
+
+    code = main(["import", str(agent), "--plugin-id", "needs_input", "--offline"])
+
+    lines = capsys.readouterr().err.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("validate needs_input"))
+    assert code == 1
+    assert lines[first] == (
+        "validate needs_input: FAILED: needs a setting: the agent needs a value for 'topic' "
+        "(src/echo_cli_input/replies.py:3)"
+    )
+    assert lines[first + 1].startswith("  The agent reads an input field, 'topic', that nothing")
+    assert lines[first + 2] == '  fix: set agent.json "inputs": {"topic": ...}'
+    assert lines[-1] == (
+        "agent-import: error: the plugin did not validate (needs a setting: the agent needs a "
+        "value for 'topic' (src/echo_cli_input/replies.py:3)); nothing was written"
+    )
+
+
 @pytest.fixture(scope="module")
 def savings_design() -> str:
     """The offline design of examples/savings_helper as ``savings``, for ``--design-file``."""

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 
 from runtime.cli import main
 from runtime.client import RuntimeClient
+from runtime.quotes import describe
 from runtime.settings import Settings
-from runtime.wire import describe
 from tests.runtime.conftest import runtime_process
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"

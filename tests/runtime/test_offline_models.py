@@ -60,6 +60,9 @@ SCRIPT = textwrap.dedent(
                 )
         tools = model.bind_tools([Plan]).with_retry()
         out[f"{name} tools"] = tools.invoke("hi", CONFIG).content
+        for choice in ("any", "Plan"):
+            forced = model.bind_tools([Plan, Topic], tool_choice=choice).invoke("hi", CONFIG)
+            out[f"{name} forced {choice}"] = [[c["name"], c["args"]] for c in forced.tool_calls]
         out[f"{name} stream"] = "".join(c.content for c in model.stream("hi", CONFIG))
         async def astream():
             return "".join([c.content async for c in model.astream("hi", CONFIG)])
@@ -102,3 +105,11 @@ def test_tools_and_streams_get_the_scripted_reply(
     from runtime.offline_models import SCRIPTED_REPLY
 
     assert answers[f"{model} {call}"] == SCRIPTED_REPLY
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_a_forced_tool_choice_gets_a_call_of_that_tool(answers: dict[str, str], model: str) -> None:
+    assert answers[f"{model} forced Plan"] == [
+        ["Plan", {"need_clarification": False, "question": "offline"}]
+    ]
+    assert answers[f"{model} forced any"] == [["Topic", {"topic": "offline"}]]

@@ -17,7 +17,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from runtime.client import RuntimeClient
-from runtime.wire import EXCERPT_CHARS
+from runtime.quotes import EXCERPT_CHARS
 from tests.runtime.conftest import ServerFactory
 
 LISTED = "https://app.example"

@@ -4,6 +4,7 @@ values, and real sessions whose database, log, audit file and frames are searche
 from __future__ import annotations
 
 import dataclasses
+import enum
 import io
 import json
 import logging
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pydantic.v1
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -25,6 +27,7 @@ from runtime.redaction import (
     MASK,
     MAX_SEPARATORS,
     CardNumberFilter,
+    dumps_redacted,
     redact_card_numbers,
     redact_values,
 )
@@ -359,6 +362,59 @@ def test_every_string_at_any_depth_is_masked_but_identifiers_and_keys() -> None:
             "pending_ids": [number],
             "paid": "****1111",
         },
+    )
+
+
+class Note:
+    """A plain object, as agents put in their state."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.again = self  # a cycle: walked once
+
+
+class Kind(enum.Enum):
+    CARD = "4111 1111 1111 1111"
+
+
+def test_pydantic_v1_models_and_plain_objects_are_copied_masked_but_enums_kept() -> None:
+    """As langchain-core 0.2's messages are (``pydantic.v1``), in an isolated agent's worker."""
+
+    class Message(pydantic.v1.BaseModel):
+        content: str
+        id: str
+
+    number = "4111 1111 1111 1111"
+    message, note = Message(content=f"card {number}", id=number), Note(f"card {number}")
+    masked = redact_values([message, note, Kind.CARD, ValueError(number)])
+    assert masked[0] == Message(content="card ****1111", id=number)
+    assert masked[1].text == "card ****1111" and note.text == f"card {number}"
+    assert masked[2] is Kind.CARD and masked[3].args == (number,)  # their own state: kept
+
+
+#: Separators JSON writes as escapes (``\t``, ``\u001f``, ``\\``): its scan must read them too.
+ESCAPED_SEPARATORS = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\\"
+
+
+@given(
+    number=card_numbers(),
+    gaps=st.lists(
+        st.text(st.sampled_from(SEPARATORS + ESCAPED_SEPARATORS), max_size=MAX_SEPARATORS),
+        min_size=19,
+        max_size=19,
+    ),
+    prefix=AROUND,
+    suffix=AROUND,
+)
+def test_json_is_masked_as_the_values_it_encodes(
+    number: str, gaps: list[str], prefix: str, suffix: str
+) -> None:
+    """``dumps_redacted`` skips the walk only when its JSON cannot hold a card number: whatever
+    separates the digits, its text is that of the masked values."""
+    text = prefix + "".join(gap + digit for gap, digit in zip(gaps, number, strict=False)) + suffix
+    value = {"id": text, "said": [text, {"text": text}], "at": 1.5}
+    assert dumps_redacted(value) == json.dumps(
+        redact_values(value), separators=(",", ":"), ensure_ascii=False
     )
 
 

@@ -6,7 +6,8 @@
  * FETCHING inspects the repository (nothing is designed or written); DESIGNING runs a dry-run
  * import job, streaming the model's output; PREVIEW shows the screens, the files and the
  * dependencies, with the screens editable; WRITING runs the real import with the edited design;
- * VALIDATING shows the checks and a chat with the written plugin. Each element with
+ * VALIDATING shows the checks and a chat with the written plugin, or, when the checks failed,
+ * their diagnosis (what kind of failure, why, the fix) and *Start again*. Each element with
  * `data-steps="A B"` is shown in those steps only.
  */
 
@@ -156,6 +157,7 @@ $('design').addEventListener('click', async () => {
   clearError();
   setStep('DESIGNING');
   $('reasoning').textContent = '';
+  showDiagnosis(null, { failed: false });
   try {
     const { job_id: jobId } = await startImport(importRequest({ dry_run: true }));
     const status = await follow(jobId, status => {
@@ -165,6 +167,7 @@ $('design').addEventListener('click', async () => {
     // A dry run that failed only for want of a requirement is still worth a preview: the
     // approval below installs it for the write's validation.
     const needsApproval = status.state === 'ERROR' && status.report?.missing && status.files;
+    if (status.state === 'ERROR' && !needsApproval && status.diagnosis) return showFailedChecks(status);
     if (status.state === 'ERROR' && !needsApproval) throw new ApiError(status.error_status, status);
     $('reasoning').textContent = status.design.reasoning;
     wizard.design = status.design;
@@ -256,11 +259,37 @@ function showChecks(status) {
   );
 }
 
+/** The diagnosis of a failed validation (or a warning of a passed one), as the status has it. */
+function showDiagnosis(diagnosis, { failed }) {
+  const box = $('diagnosis');
+  box.hidden = !diagnosis;
+  $('retry').hidden = !failed;
+  if (!diagnosis) return;
+  box.dataset.kind = diagnosis.kind;
+  box.dataset.severity = diagnosis.severity;
+  const kind = diagnosis.kind.replaceAll('_', ' ');
+  const where = diagnosis.location ? ` (${diagnosis.location})` : '';
+  $('diagnosis-headline').textContent =
+    `${diagnosis.severity === 'warning' ? 'Warning' : 'Failed'}, ${kind}: ${diagnosis.summary}${where}`;
+  $('diagnosis-explanation').textContent = diagnosis.explanation;
+  $('diagnosis-fix').textContent = `Fix: ${diagnosis.fix}`;
+}
+
+/** A job whose checks failed (or whose agent cannot run here): the checks, why, the fix. */
+function showFailedChecks(status) {
+  setStep('VALIDATING');
+  if (status.report) showChecks(status);
+  else $('checks').replaceChildren();
+  showDiagnosis(status.diagnosis, { failed: true });
+  $('try').hidden = true;
+}
+
 $('write').addEventListener('click', async () => {
   clearError();
   $('write').disabled = true;
   setStep('WRITING');
   $('checks').replaceChildren(item('Writing…'));
+  showDiagnosis(null, { failed: false });
   try {
     const request = importRequest({ edited_design: wizard.editor.edited(), approve_deps: $('approve-deps').checked });
     const { job_id: jobId } = await startImport(request);
@@ -270,9 +299,11 @@ $('write').addEventListener('click', async () => {
         $('checks').replaceChildren(item('Checking…'));
       }
     });
+    if (status.state === 'ERROR' && status.diagnosis) return showFailedChecks(status);
     if (status.state === 'ERROR') throw new ApiError(status.error_status, status);
     setStep('VALIDATING');
     showChecks(status);
+    showDiagnosis(status.diagnosis, { failed: false });
     showDone(status);
     if (status.served) {
       wizard.chat = mountTryChat(
@@ -298,7 +329,7 @@ function showDone(status) {
 
 $('finish').addEventListener('click', () => setStep('DONE'));
 
-for (const id of ['again', 'restart']) {
+for (const id of ['again', 'restart', 'retry']) {
   $(id).addEventListener('click', () => {
     wizard.chat?.close();
     clearError();

@@ -20,7 +20,15 @@ from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 from tests.generator.design.fake_bedrock import text_answer
-from tests.generator.plugin_repo import ROOT, agent_repo, needs_dependency_agent, tree, write_files
+from tests.generator.plugin_repo import (
+    ROOT,
+    agent_repo,
+    echo_agent,
+    needs_dependency_agent,
+    pyproject,
+    tree,
+    write_files,
+)
 
 SCREENS = ["welcome", "collecting", "result", "error"]
 #: The start of a PNG file: not UTF-8 text.
@@ -251,7 +259,31 @@ def test_validation_failure_is_422_with_the_report(
     assert body["report"]["missing"]["module"] == "wz"
     assert [c["ok"] for c in body["report"]["checks"]] == [False]
     assert (status["state"], status["error_status"]) == ("ERROR", 422)
+    # The diagnosis: what kind of failure, in plain words, and the fix; the same in the status.
+    diagnosis = body["diagnosis"]
+    assert (diagnosis["kind"], diagnosis["check"]) == ("missing_package", "import")
+    assert "--approve-deps" in diagnosis["fix"] and diagnosis["explanation"]
+    assert status["diagnosis"] == diagnosis == body["report"]["diagnosis"]
     assert not (repo / PLUGINS_FOLDER / "needs").exists()
+
+
+def test_an_agent_for_a_newer_python_is_422_with_one_line_naming_both_versions(
+    server: Server, repo: Path, tmp_path: Path
+) -> None:
+    files = needs_dependency_agent("newer_pkg", "wizardry-n", "wn")
+    files["langgraph.json"] = json.dumps(
+        {**json.loads(files["langgraph.json"]), "python_version": "3.99"}
+    )
+    agent = agent_repo(tmp_path / "agent", files)
+    with server() as client:
+        job_id = _import(client, url=str(agent), plugin_id="newer", wait=False).json()["job_id"]
+        status = _poll(client, job_id)
+
+    assert (status["state"], status["error_status"]) == ("ERROR", 422)
+    assert status["error"].startswith("needs another Python: the agent needs Python 3.99 (")
+    assert status["diagnosis"]["kind"] == "needs_python" and status["report"] is None
+    assert [step["name"] for step in status["steps"]] == ["fetch", "inspect"]  # no design
+    assert not (repo / PLUGINS_FOLDER / "newer").exists()
 
 
 def test_a_dry_run_short_of_a_requirement_still_shows_what_it_would_write(
@@ -356,3 +388,23 @@ def test_validate_screen_names_component_and_property(server: Server) -> None:
     assert (issue["component_id"], issue["property"]) == (screen["components"][1]["id"], "colour")
     assert "has no such property" in issue["message"]
     assert not_object.status_code == 422
+
+
+@pytest.mark.slow
+def test_shared_env_refuses_a_conflict_with_the_runtime_in_one_line(
+    server: Server, repo: Path, tmp_path: Path
+) -> None:
+    """``shared_env``: no environment of its own, the conflict refuses the import (PyPI)."""
+    files = echo_agent("old_pin_pkg")
+    files["pyproject.toml"] = pyproject("old_pin_pkg", "langgraph<0.3")
+    agent = agent_repo(tmp_path / "agent", files)
+    with server() as client:
+        answer = _import(
+            client, url=str(agent), plugin_id="pinned", approve_deps=True, shared_env=True
+        )
+
+    assert answer.status_code == 400, answer.text  # the agent's input, not its validation
+    error = answer.json()["error"]
+    assert error.startswith("the requirements of 'pinned' conflict with the runtime's")
+    assert "\n" not in error
+    assert not (repo / PLUGINS_FOLDER / "pinned").exists()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from generator.design import DesignOptions, design
@@ -123,3 +126,17 @@ def test_voice_texts_stay_short(shapes: dict[str, Inspection]) -> None:
         result = design(inspection, plugin_id="x_agent", options=OFFLINE)
         for name in SCREEN_NAMES:
             assert 0 < len(result.screens()[name].voice_text.split()) < 40
+
+
+def test_a_private_channel_of_the_state_is_no_field_to_give_or_show(
+    inspect_folder: Callable[..., Inspection],
+) -> None:
+    """``create_agent``'s ``jump_to`` is in its state but out of its input and output."""
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "agent_middleware"
+    inspection = inspect_folder(fixture)
+
+    facts = agent_facts(inspection, "notes")
+
+    assert facts.graph.state is not None and "jump_to" in [f.name for f in facts.graph.state.fields]
+    assert facts.input_fields == facts.output_fields == ("messages", "structured_response", "notes")
+    assert "jump_to" not in [f.name for f in facts.fields]

@@ -45,3 +45,12 @@ def test_offline_design_is_valid(label: str, inspection: Inspection) -> None:
 
     assert check_design(result, facts=agent_facts(inspection), plugin_id="fixture") == [], label
     assert result.input_field in agent_facts(inspection).input_fields
+
+
+def test_a_graph_whose_input_schema_has_no_messages_takes_the_request_in_a_declared_field() -> None:
+    """Its state keeps messages, but messages sent to it would never reach it (LangGraph keeps
+    only what the input schema declares)."""
+    (inspection,) = [one for label, one in GRAPHS if label.startswith("enrichment_input/")]
+    result = design(inspection, plugin_id="fixture", options=DesignOptions(offline=True))
+
+    assert (result.input_field, result.output_field) == ("topic", "summary")

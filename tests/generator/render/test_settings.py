@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from plugin_repo import agent_repo, echo_agent, options, runtime_repo, write_files
 
-from generator.models import Inspection, StateField
+from generator.models import Inspection
 from generator.pipeline.importer import import_agent
-from generator.render.settings import has_default, literal_default, plugin_settings
+from generator.render.settings import plugin_settings
 from runtime.adapters.agent import AgentSpec
 from runtime.layout import PLUGINS_FOLDER
 
@@ -86,33 +86,9 @@ def test_required_fields_without_a_value_are_named_with_how_to_set_them(
     where = f"{PLUGINS_FOLDER}/enrich/agent.json"
     assert settings.unset == [
         f"context field 'api_base' has no default: set it under \"context\" in {where}",
-        f"input field 'extraction_schema' is required and has no default: set it under "
-        f'"inputs" in {where}',
+        f"input field 'extraction_schema' has no default: set it under \"inputs\" in {where}",
     ]
-
-
-@pytest.mark.parametrize(
-    ("default", "value", "given"),
-    [
-        ('"x"', "x", True),
-        ("5", 5, True),
-        ('field(default="x")', "x", True),
-        ('Field("x", description="d")', "x", True),
-        ("Field(default_factory=list)", None, True),
-        ('Field(description="d")', None, False),
-        ("Field(..., description='d')", None, False),
-        ("os.environ['X']", None, True),
-        ("{1, 2}", None, True),
-        (None, None, False),
-    ],
-)
-def test_literal_defaults(default: str | None, value: object, given: bool) -> None:
-    field = StateField(name="f", type="str", default=default)
-
-    found = literal_default(field)
-
-    assert (found if value is not None else None) == value
-    assert has_default(field) is given
+    assert settings.inputs == {}
 
 
 def test_an_import_writes_the_settings_into_agent_json_only(tmp_path: Path) -> None:
@@ -171,3 +147,151 @@ def test_an_import_writes_the_settings_into_agent_json_only(tmp_path: Path) -> N
     assert not any(b"sk-do-not-copy" in content for content in written)  # names, never values
     render = next(step for step in result.steps if step.name == "render")
     assert "environment variables GREETER_KEY, GREETER_STYLE (optional)" in render.summary
+
+
+#: A research graph whose first node reads inputs besides the messages (``KeyError`` without).
+RESEARCH = """
+    from typing import Annotated, TypedDict
+
+    from langchain_core.messages import AIMessage, AnyMessage
+    from langgraph.graph import START, StateGraph, add_messages
+
+
+    class ResearchState(TypedDict):
+        messages: Annotated[list[AnyMessage], add_messages]
+        topic: str
+        max_analysts: int
+
+
+    def create_analysts(state: ResearchState):
+        count, topic = state["max_analysts"], state["topic"]
+        return {"messages": [AIMessage(content=f"{count} analysts on {topic!r}")]}
+
+
+    builder = StateGraph(ResearchState)
+    builder.add_node("create_analysts", create_analysts)
+    builder.add_edge(START, "create_analysts")
+    graph = builder.compile()
+"""
+#: A graph whose first node is a compiled subgraph reading ``raw_logs``.
+LOG_TRIAGE = """
+    from typing import Annotated, TypedDict
+
+    from langchain_core.messages import AIMessage, AnyMessage
+    from langgraph.graph import START, StateGraph, add_messages
+
+
+    class State(TypedDict):
+        messages: Annotated[list[AnyMessage], add_messages]
+        raw_logs: list[dict]
+
+
+    def clean(state: State):
+        return {"messages": [AIMessage(content=f"{len(state['raw_logs'])} log lines")]}
+
+
+    inner = StateGraph(State)
+    inner.add_node("clean", clean)
+    inner.add_edge(START, "clean")
+
+    builder = StateGraph(State)
+    builder.add_node("triage", inner.compile())
+    builder.add_edge(START, "triage")
+    graph = builder.compile()
+"""
+#: Settings a template reads from a TypedDict config with ``.get`` and a context dataclass.
+CONFIGURED = """
+    from dataclasses import dataclass
+    from typing import Literal, TypedDict
+
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.runtime import Runtime
+
+
+    class GraphConfig(TypedDict):
+        model_name: str
+
+
+    @dataclass(kw_only=True)
+    class Context:
+        provider: Literal["bedrock", "openai"]
+        model: str
+
+
+    def from_config(state: MessagesState, config: RunnableConfig):
+        name = config["configurable"].get("model_name", "anthropic")
+        return {"messages": [AIMessage(content=f"model {name}")]}
+
+
+    def from_context(state: MessagesState, runtime: Runtime[Context]):
+        context = runtime.context
+        return {"messages": [AIMessage(content=f"{context.provider} {context.model}")]}
+
+
+    builder = StateGraph(MessagesState, context_schema=SCHEMA)
+    builder.add_node("answer", NODE)
+    builder.add_edge(START, "answer")
+    graph = builder.compile()
+"""
+
+
+def import_graph(
+    tmp_path: Path, plugin_id: str, code: str, **files: str
+) -> tuple[AgentSpec, str, list[str]]:
+    """Import a one-file agent: its agent.json, the render step's summary, what validation heard."""
+    repo = runtime_repo(tmp_path / "repo")
+    agent_files = {**echo_agent(plugin_id), "graph.py": code, **files}
+    result = import_agent(
+        options(agent_repo(tmp_path / "agent", agent_files), plugin_id), root=repo
+    )
+    folder = repo / PLUGINS_FOLDER / plugin_id
+    spec = AgentSpec.model_validate_json((folder / "agent.json").read_text())
+    render = next(step for step in result.steps if step.name == "render")
+    return spec, render.summary, result.validation.checks[-1].transcript
+
+
+@pytest.mark.parametrize(
+    ("code", "inputs", "heard"),
+    [
+        (RESEARCH, {"topic": "", "max_analysts": 3}, "3 analysts on ''"),
+        (LOG_TRIAGE, {"raw_logs": []}, "0 log lines"),
+    ],
+)
+def test_inputs_the_first_nodes_read_are_proposed_and_the_smoke_test_uses_them(
+    tmp_path: Path, code: str, inputs: dict[str, object], heard: str
+) -> None:
+    spec, summary, transcript = import_graph(tmp_path, "reader", code)
+
+    assert spec.input_field == "messages"
+    assert spec.inputs == inputs
+    for name, value in inputs.items():
+        assert f"proposed input field {name!r} = {value!r} (a value of type " in summary
+    assert any(heard in line for line in transcript), transcript
+
+
+def test_a_typeddict_config_key_read_with_get_needs_no_setting(tmp_path: Path) -> None:
+    code = CONFIGURED.replace("SCHEMA", "GraphConfig").replace("NODE", "from_config")
+
+    spec, summary, transcript = import_graph(tmp_path, "configured", code)
+
+    assert spec.context == {}
+    assert "needs a value" not in summary
+    assert any("model anthropic" in line for line in transcript), transcript
+
+
+def test_a_context_field_without_default_runs_with_the_proposed_values(tmp_path: Path) -> None:
+    code = CONFIGURED.replace("SCHEMA", "Context").replace("NODE", "from_context")
+    example = {".env.example": "OPENAI_API_KEY=\nLLM_MODEL=openai/gpt-4o-mini\n"}
+
+    spec, summary, transcript = import_graph(tmp_path, "contextual", code, **example)
+
+    assert spec.context == {"provider": "bedrock", "model": "openai/gpt-4o-mini"}
+    where = f"{PLUGINS_FOLDER}/contextual/agent.json"
+    assert (
+        "proposed context field 'model' = 'openai/gpt-4o-mini' (LLM_MODEL in .env.example): "
+        f'review it under "context" in {where}'
+    ) in summary
+    assert "proposed context field 'provider' = 'bedrock' (the first value of " in summary
+    assert any("bedrock openai/gpt-4o-mini" in line for line in transcript), transcript

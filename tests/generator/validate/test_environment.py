@@ -12,6 +12,7 @@ import pytest
 from plugin_repo import agent_repo, needs_dependency_agent, options, runtime_repo, tree, wheel
 
 from generator.errors import AgentImportError
+from generator.inspect.distributions import HINT_ORIGIN
 from generator.models import Dependency
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.environment import (
@@ -20,7 +21,7 @@ from generator.validate.environment import (
     install_approved,
     requirement_for_module,
 )
-from runtime.layout import PLUGINS_FOLDER
+from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
 
 def dep(spec: str, origin: str = "pyproject.toml") -> Dependency:
@@ -49,6 +50,50 @@ def test_requirements_are_checked_against_the_installed_versions() -> None:
     assert report.lines() == ["langgraph>=1.0", "pydantic<1", "surely-not-installed-xyz>=2"]
     assert report.invalid and "not a requirement" in report.invalid[0]
     assert "does not satisfy" in report.describe() and "not installed" in report.describe()
+
+
+def test_each_line_says_why_a_requirement_is_proposed_and_which_version_the_agent_gets() -> None:
+    hinted = Dependency(
+        name="wikipedia",
+        spec="wikipedia",
+        origin=HINT_ORIGIN,
+        proposed_for="wikipedia (`pip install wikipedia` in the turns check)",
+    )
+    written = Dependency(
+        name="quotes-db",
+        spec="quotes-db",
+        origin=HINT_ORIGIN,
+        proposed_for="quotes_db (agent/tools.py:26: `pip install -U quotes-db`)",
+    )
+    imported = Dependency(
+        name="pyyaml",
+        spec="pyyaml",
+        origin="usual distribution name",
+        proposed_for="yaml (agent/graph.py:3)",
+    )
+    report = check_dependencies([dep("pydantic<1"), hinted, written, imported])
+
+    shared = report.describe().splitlines()
+    isolated = report.model_copy(update={"locked": {"pydantic": "0.9", "wikipedia": "1.4.0"}})
+
+    assert shared[0].startswith("pydantic<1 (pyproject.toml): installed 2.")
+    assert shared[0].endswith(" does not satisfy it")
+    assert shared[1].startswith(
+        "pyyaml (usual distribution name; proposed for the undeclared import yaml "
+        "(agent/graph.py:3)): "
+    )
+    assert shared[2].startswith(
+        "quotes-db (an ImportError's install hint; proposed from the agent's "
+        "`pip install quotes-db` hint for quotes_db, agent/tools.py:26): "
+    )
+    assert shared[3] == (
+        "wikipedia (an ImportError's install hint; proposed from the agent's "
+        "`pip install wikipedia` hint for wikipedia, in the turns check): not installed"
+    )
+    assert isolated.describe().splitlines()[0] == (
+        f"pydantic<1 (pyproject.toml): locked 0.9 in {REQUIREMENTS_LOCK}"
+    )
+    assert isolated.describe().splitlines()[2].endswith("agent/tools.py:26): not locked")
 
 
 def test_a_missing_module_is_traced_to_its_requirement() -> None:

@@ -40,6 +40,10 @@ class DictContext(TypedDict, total=False):
     user_id: str
 
 
+class GraphConfig(TypedDict):
+    model_name: str
+
+
 @dataclass
 class NeedsKey:
     api_base: str
@@ -84,6 +88,11 @@ def test_a_required_field_without_a_setting_is_named_with_the_fix() -> None:
         context(NeedsKey)
 
     assert context(NeedsKey, api_base="http://x").api_base == "http://x"
+
+
+def test_a_typeddict_key_nothing_sets_is_absent_as_on_the_server() -> None:
+    assert context(GraphConfig) == {}
+    assert context(GraphConfig, model_name="anthropic") == {"model_name": "anthropic"}
 
 
 def test_a_bad_value_names_the_field() -> None:

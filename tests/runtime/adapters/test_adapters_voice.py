@@ -33,3 +33,9 @@ def test_the_answer_is_the_last_ai_message_with_text() -> None:
 
     assert answer_text(messages) == "Hello you"
     assert answer_text("plain") == "plain" and answer_text(None) == "" and answer_text(3) == "3"
+
+
+def test_a_structured_answer_is_read_out_field_by_field() -> None:
+    info = {"founded": 1998, "founders": ["Ada", "Grace"], "public": False, "ceo": None}
+    assert answer_text(info) == "Founded: 1998. Founders: Ada, Grace. Public: no. Ceo: none."
+    assert answer_text(["a", "b"]) == "a, b"

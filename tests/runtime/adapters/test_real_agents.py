@@ -159,19 +159,20 @@ def test_agents_lacking_a_module_or_an_input_say_so_and_unset_variables_only_war
 
     # Never stricter than LangGraph's server: unset variables are a warning, and the agent runs.
     assert needs["react_context"] == []
-    unset = f"reads {TRACING}, {SECRET}, which are not set: it may fail when it uses them"
+    # the tracing key is optional: never warned about
+    unset = f"reads {SECRET}, which is not set: it may fail when it uses it"
     assert warnings["react_context"][0].startswith(unset)
     assert SCRIPTED_REPLY in react
     assert "needs module 'offline_missing_module_xyz'" in needs["factory_runtime"][0]
     assert "uv pip install" in needs["factory_runtime"][0]
     assert "requirements.txt" in needs["factory_runtime"][0]
-    assert "'topic'" in needs["enrichment_input"][0]
+    assert "'extraction_schema'" in needs["enrichment_input"][0]
     assert '"inputs"' in needs["enrichment_input"][0]
     # Without --offline-models there are no dummy provider keys: the listing names all three.
-    warned = f"WARNING: reads ANTHROPIC_API_KEY, {TRACING}, {SECRET}, which are not set"
+    warned = f"WARNING: reads ANTHROPIC_API_KEY, {SECRET}, which are not set"
     assert f"    actions: react_context.restart, react_context.retry\n    {warned}" in listing
     assert "offline_missing_module_xyz" in screens["factory_runtime"]
-    assert "'topic'" in screens["enrichment_input"]
+    assert "'extraction_schema'" in screens["enrichment_input"]
     log = (workdir / "needs.log").read_text()
     assert f"agent 'react_context' {unset}" in log
     assert "Traceback" not in log

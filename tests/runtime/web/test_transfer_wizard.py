@@ -195,3 +195,53 @@ def test_the_wizard_imports_an_agent_through_every_step(
         shot("10-chat")
 
     assert page_errors == []
+
+
+@pytest.mark.timeout(600)
+def test_a_failed_validation_shows_its_diagnosis_in_the_validating_step(
+    server: Server,
+    repo: Path,
+    tmp_path: Path,
+    page: Any,
+    page_errors: list[str],
+    request: pytest.FixtureRequest,
+) -> None:
+    from tests.generator.plugin_repo import agent_repo, echo_agent
+
+    files = echo_agent("echo_wizard_input")
+    files["echo_wizard_input/replies.py"] = (
+        "def reply(text, number):\n    state = {}\n    return state['topic']\n"
+    )
+    agent = agent_repo(tmp_path / "agent", files)
+    root = page.locator("#transfer")
+    with server() as client:
+        page.goto(f"{client.base_url}/transfer")
+        page.get_by_label("Repository URL").fill(str(agent))
+        page.get_by_label("Plugin id").fill("needs_input")
+        page.get_by_role("button", name="Fetch").click()
+        expect(root).to_have_attribute("data-step", "PARSED", timeout=60_000)
+        page.get_by_label("Designer", exact=True).select_option("offline")
+        page.get_by_role("button", name="Design screens").click()
+
+        # The dry run's checks failed: the validating step says why and how to fix it.
+        expect(root).to_have_attribute("data-step", "VALIDATING", timeout=90_000)
+        expect(page.locator("#checks")).to_contain_text("smoke test: FAILED")
+        diagnosis = page.locator("#diagnosis")
+        expect(diagnosis).to_have_attribute("data-kind", "needs_setting")
+        expect(page.locator("#diagnosis-headline")).to_have_text(
+            "Failed, needs setting: the agent needs a value for 'topic' "
+            "(src/echo_wizard_input/replies.py:3)"
+        )
+        expect(page.locator("#diagnosis-explanation")).to_contain_text("'topic'")
+        expect(page.locator("#diagnosis-fix")).to_have_text(
+            'Fix: set agent.json "inputs": {"topic": ...}'
+        )
+        expect(page.locator("#try")).to_be_hidden()
+        folder = request.config.rootpath / "test-artifacts" / "browser"
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=folder / "transfer-diagnosis.png", full_page=True)
+        page.get_by_role("button", name="Start again").click()
+        expect(root).to_have_attribute("data-step", "IDLE")
+
+    assert not (repo / PLUGINS_FOLDER / "needs_input").exists()
+    assert page_errors == []

@@ -1,0 +1,418 @@
+"""Why a validation failed, in plain words, and what to do about it.
+
+``diagnose`` reads the first failed check (its summary and traceback) and says which of a few
+known causes it is, deterministically, by the error's type and message:
+
+* ``missing_package``: ``ModuleNotFoundError``, or an ``ImportError`` saying ``pip install X``;
+* ``needs_setting``: a ``KeyError`` on a state key or an environment variable, a provider's
+  "set the X_API_KEY environment variable", a context value the agent needs, a pydantic
+  ``ValidationError`` of a settings model;
+* ``needs_network``: DNS and connection errors (the checks run offline);
+* ``needs_python``: a ``SyntaxError`` in an agent that asks for a newer Python than the one
+  that ran it: the checks' interpreter, or the plugin's environment of its own's (``agent.json``
+  ``environment.python``) (``python_version.py``);
+* ``timed_out``: the checks did not finish in time;
+* ``agent_bug``: anything else, at the traceback's last line inside the agent (``src/``).
+
+A network error in the smoke test, after the import check passed, is a warning, not a failure:
+the agent imports, and it reaches out only when it runs (a tokenizer download, a web search),
+which the checks cannot do offline. ``explain.py`` may have a model reword the explanation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from generator.errors import AgentImportError
+from generator.validate.environment import read_requirements, requirement_for_module
+from generator.validate.python_version import (
+    PythonNeed,
+    interpreter_version,
+    minor_version,
+    needed_in,
+)
+from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
+from runtime.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
+
+if TYPE_CHECKING:
+    from runtime.adapters.agent import AgentSpec
+
+Kind = Literal[
+    "missing_package", "needs_setting", "needs_network", "needs_python", "timed_out", "agent_bug"
+]
+Severity = Literal["failure", "warning"]
+
+#: How each kind reads at the start of a line.
+LABELS: dict[Kind, str] = {
+    "missing_package": "missing package",
+    "needs_setting": "needs a setting",
+    "needs_network": "needs the network",
+    "needs_python": "needs another Python",
+    "timed_out": "timed out",
+    "agent_bug": "a bug in the agent",
+}
+#: Who wrote the explanation when no model did.
+RULES = "rules"
+#: How much of a traceback's end a diagnosis (and a model asked to explain it) reads.
+TAIL_LINES = 30
+#: How a missing package's fix ends: the requirements approved, installed, validated with.
+APPROVE_AGAIN = "import again with --approve-deps"
+#: Who runs the agent of a plugin with an environment of its own (``PythonNeed.runner``).
+OWN_ENVIRONMENT = "its environment of its own"
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.MULTILINE)
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+_PIP_HINT = re.compile(
+    r"pip install\s+(?:(?:-U|--upgrade|-q|--quiet)\s+)*[`'\"]?([A-Za-z0-9][A-Za-z0-9._\-]*)"
+)
+_KEY_ERROR = re.compile(r"^KeyError: '([^']+)'", re.MULTILINE)
+#: The code of a frame reading the graph's state or run configuration by key.
+_READS_INPUT = re.compile(r"\b(?:state|inputs?|config(?:urable)?)\b.*\[")
+_NEEDS_VALUE = re.compile(r"needs a value for '([^']+)'")
+_ENV_NAME = re.compile(r"\b([A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|URL|PASSWORD))\b")
+_PROVIDER_KEY = re.compile(r"api[_ ]key|environment variable|must be set", re.IGNORECASE)
+_VALIDATION = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n(\w+)")
+#: A traceback's exception line: ``module.Name: message`` (a class name, or one like ``gaierror``).
+_EXCEPTION_LINE = re.compile(r"^(?:[a-z_]\w*\.)*((?:[A-Z]\w*|\w*error)(?::\s.*)?)$")
+_NETWORK = (
+    "gaierror",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "nodename nor servname provided",
+    "getaddrinfo failed",
+    "httpx.ConnectError",
+    "httpcore.ConnectError",
+    "URLError",
+    "requests.exceptions.ConnectionError",
+    "Failed to establish a new connection",
+    "ConnectionRefusedError",
+    "Network is unreachable",
+    "NetworkDisabled",  # runtime.offline_models refuses connections in the smoke test
+)
+
+
+class Diagnosis(BaseModel):
+    """Why a validation failed (or, as a warning, what it could not check) and the fix."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Kind
+    severity: Severity = "failure"
+    check: CheckName | None = Field(description="The check that failed; None before the checks.")
+    summary: str = Field(description="One line: what went wrong.")
+    explanation: str = Field(description="Plain words: why, for someone who did not write it.")
+    fix: str = Field(description="A command to run, or the agent.json key to set.")
+    location: str | None = Field(
+        default=None, description="file:line in the plugin folder (src/...), where there is one."
+    )
+    explained_by: str = Field(
+        default=RULES, description="'rules', or the model id that wrote the explanation."
+    )
+
+    def headline(self) -> str:
+        """The one line a user reads first."""
+        where = f" ({self.location})" if self.location else ""
+        return f"{LABELS[self.kind]}: {self.summary}{where}"
+
+    def lines(self) -> list[str]:
+        """The headline, the explanation, the fix."""
+        return [self.headline(), self.explanation, f"fix: {self.fix}"]
+
+
+def left_for_review(
+    diagnosis: Diagnosis | None, names: Sequence[str], plugin_id: str
+) -> Diagnosis | None:
+    """``diagnosis``, as a warning when the turn stopped on a value the import left for its
+    reviewer (a field with no default and nothing to propose): the plugin is written, the value
+    belongs in its pull request."""
+    if (
+        diagnosis is None
+        or diagnosis.kind != "needs_setting"
+        or diagnosis.severity == "warning"  # already one (the turn was not tried)
+        or (key := _last(_NEEDS_VALUE, diagnosis.summary)) not in names
+    ):
+        return diagnosis
+    return diagnosis.model_copy(
+        update={
+            "severity": "warning",
+            "summary": f"not tried: the agent needs a value for {key!r}",
+            "explanation": "The agent needs a value that nothing in its code or its repository "
+            "provides, so the import could not propose one and the conversation stopped on it. "
+            "The plugin is written; until the value is set, its turns fail naming it.",
+            "fix": f"{diagnosis.fix}, then run `agent-import validate {plugin_id}`",
+        }
+    )
+
+
+class Diagnosed(AgentImportError):
+    """The import stopped with a diagnosis, before any check ran (``needs_python``)."""
+
+    def __init__(self, diagnosis: Diagnosis) -> None:
+        super().__init__(diagnosis.headline())
+        self.diagnosis = diagnosis
+
+
+def python_diagnosis(need: PythonNeed, *, check: CheckName | None = None) -> Diagnosis:
+    """``needs_python``, as the one line of ``PythonNeed.describe``."""
+    own = need.runner == OWN_ENVIRONMENT
+    return Diagnosis(
+        kind="needs_python",
+        check=check,
+        summary=need.describe(),
+        explanation=(
+            f"The agent is written for Python {need.required}, and code for a newer Python does "
+            f"not even parse on Python {need.running}."
+        ),
+        fix=f"{APPROVE_AGAIN} --force: its environment of its own gets Python {need.required}"
+        if own
+        else f"run agent-import and the runtime with Python {need.required} or newer",
+    )
+
+
+def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnosis | None:
+    """The diagnosis of the first failed check of ``folder`` (the plugin folder); ``None`` if
+    every check passed. ``python`` is the interpreter the checks ran with."""
+    failed = next((check for check in checks if not check.ok), None)
+    if failed is None:
+        return None
+    traceback = "\n".join((failed.traceback or "").splitlines()[-TAIL_LINES:])
+    text = f"{traceback}\n{failed.summary}"
+    location = _location(failed.traceback or "", folder / SOURCE_FOLDER)
+    found = (
+        _to_review(failed, folder)
+        or _missing_package(failed, text, folder)
+        or _python(text, folder, python, failed.name)
+        or _network(failed, text)
+        or _setting(failed, text)
+        or _timed_out(failed)
+        or _bug(failed, traceback)
+    )
+    return found.model_copy(update={"location": location})
+
+
+def _to_review(failed: CheckResult, folder: Path) -> Diagnosis | None:
+    """The conversation was not tried: the runtime found a field with no default that nothing
+    sets (a dataclass or pydantic context or input field). A warning, as in ``left_for_review``."""
+    if (
+        not failed.summary.startswith(NOT_TRIED)
+        or (key := _last(_NEEDS_VALUE, failed.summary)) is None
+    ):
+        return None
+    example = failed.summary.partition("e.g. ")[2] or f'"context": {{"{key}": ...}}'
+    return Diagnosis(
+        kind="needs_setting",
+        severity="warning",
+        check=failed.name,
+        summary=f"not tried: the agent needs a value for {key!r}",
+        explanation="The agent needs a value that nothing in its code or its repository "
+        "provides, so the import could not propose one and the conversation was not tried. "
+        "The plugin is written; until the value is set, the runtime shows an error screen "
+        "naming it.",
+        fix=f"set agent.json {example}, then run `agent-import validate {folder.name}`",
+    )
+
+
+def _missing_package(failed: CheckResult, text: str, folder: Path) -> Diagnosis | None:
+    module = failed.missing_module or _last(_NO_MODULE, text)
+    if module is not None:
+        requirements = read_requirements(folder / REQUIREMENTS_FILE)
+        requirement = requirement_for_module(module, requirements)
+        listed = (
+            f"{folder.name}/{REQUIREMENTS_FILE} lists it as {requirement!r}"
+            if requirement
+            else f"no requirement in {folder.name}/{REQUIREMENTS_FILE} provides it"
+        )
+        fix = (
+            f"{APPROVE_AGAIN} to install the requirements into the plugin's "
+            "isolated validation environment"
+            if requirement
+            else f"add the distribution that provides {module!r} to the agent's requirements, "
+            f"then {APPROVE_AGAIN}"
+        )
+        return Diagnosis(
+            kind="missing_package",
+            check=failed.name,
+            summary=f"module {module!r} is not installed",
+            explanation=f"The agent imports {module}, which is not installed where the plugin "
+            f"is validated; {listed}.",
+            fix=fix,
+        )
+    package = _last(_PIP_HINT, text)
+    if package is None:
+        return None
+    return Diagnosis(
+        kind="missing_package",
+        check=failed.name,
+        summary=f"the agent asks for the package {package!r} (pip install {package})",
+        explanation=f"The agent imports {package} only when it uses it, so the import check "
+        f"passed, but running it needs the package {package}, which is not installed.",
+        fix=f"add {package!r} to the agent's requirements ({REQUIREMENTS_FILE}), then "
+        f"{APPROVE_AGAIN}",
+    )
+
+
+def _python(text: str, folder: Path, python: str, check: CheckName) -> Diagnosis | None:
+    """A SyntaxError of an agent that asks for a newer Python than the one that ran it: the
+    interpreter of the checks, or the Python of the plugin's environment of its own."""
+    if "SyntaxError" not in text:
+        return None
+    spec = _agent_spec(folder)
+    isolated = spec is not None and spec.environment.kind == "isolated"
+    own = minor_version(spec.environment.python) if spec and isolated else None
+    running = own or interpreter_version(python)
+    config_file = spec.config_file if spec else "langgraph.json"
+    need = needed_in(folder / SOURCE_FOLDER, config_file, running=running)
+    if need is None:
+        return None
+    if own is not None:
+        need = need.model_copy(update={"runner": OWN_ENVIRONMENT})
+    return python_diagnosis(need, check=check)
+
+
+def _network(failed: CheckResult, text: str) -> Diagnosis | None:
+    if not any(marker in text for marker in _NETWORK):
+        return None
+    warning = failed.name == "turns"
+    explanation = (
+        "The agent tried to reach a server over the network while it ran, and validation runs "
+        "offline. "
+        + (
+            "The import check passed, so the plugin is written; it will reach the network when "
+            "it runs for real (a download on first use, a web search, an API)."
+            if warning
+            else "It does so while being imported, so it cannot be imported offline."
+        )
+    )
+    fix = (
+        "nothing to do if the runtime's machine can reach that server; check the network "
+        "access where the plugin runs"
+        if warning
+        else "make the agent reach the network when it runs rather than when it is imported, "
+        "or validate where that server is reachable"
+    )
+    return Diagnosis(
+        kind="needs_network",
+        severity="warning" if warning else "failure",
+        check=failed.name,
+        summary=_exception_line(text) or "a network call failed",
+        explanation=explanation,
+        fix=fix,
+    )
+
+
+def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
+    if (key := _last(_NEEDS_VALUE, text)) is not None:
+        return _needs(failed, key, f'agent.json "context": {{"{key}": ...}}', "a run setting")
+    if (match := _last_match(_VALIDATION, text)) is not None:
+        model, field = match.group(1), match.group(2)
+        where = (
+            f"the environment variable {field.upper()} (read by the settings model {model})"
+            if "pydantic_settings" in text or field.upper() in text
+            else f'agent.json "context": {{"{field}": ...}} (the settings model {model})'
+        )
+        return _needs(failed, field, where, f"the setting {field!r} of {model}")
+    if (key := _last(_KEY_ERROR, text)) is not None:
+        if _ENV_NAME.fullmatch(key) or key.isupper():
+            where = f'the environment variable {key} (listed in agent.json "env")'
+            return _needs(failed, key, where, "an environment variable")
+        if _READS_INPUT.search(_last_code_line(text)):
+            where = f'agent.json "inputs": {{"{key}": ...}}'
+            return _needs(failed, key, where, "an input field")
+    exception = _exception_line(text) or ""
+    if _PROVIDER_KEY.search(exception) and (name := _last(_ENV_NAME, exception)) is not None:
+        where = f'the environment variable {name} (listed in agent.json "env")'
+        return _needs(failed, name, where, "an environment variable")
+    return None
+
+
+def _needs(failed: CheckResult, key: str, where: str, what: str) -> Diagnosis:
+    return Diagnosis(
+        kind="needs_setting",
+        check=failed.name,
+        summary=f"the agent needs a value for {key!r}",
+        explanation=f"The agent reads {what}, {key!r}, that nothing set, so it stopped; "
+        "it is a value for whoever runs the plugin to give, not a bug.",
+        fix=f"set {where}",
+    )
+
+
+def _timed_out(failed: CheckResult) -> Diagnosis | None:
+    if not failed.summary.startswith("timed out"):
+        return None
+    return Diagnosis(
+        kind="timed_out",
+        check=failed.name,
+        summary=f"the checks {failed.summary}",
+        explanation="The agent did not finish its first turn in time: it may wait for a "
+        "server, a prompt on the terminal, or loop.",
+        fix="run the agent's graph once by hand to see where it waits, then import again",
+    )
+
+
+def _bug(failed: CheckResult, traceback: str) -> Diagnosis:
+    summary = _exception_line(traceback) or failed.summary
+    return Diagnosis(
+        kind="agent_bug",
+        check=failed.name,
+        summary=summary,
+        explanation=(
+            "The agent raised an error of its own that is none of the known causes "
+            "(a missing package, a setting, the network, the Python version): "
+            + (
+                "it fails while being imported."
+                if failed.name == "import"
+                else "it fails when it runs."
+            )
+        ),
+        fix="fix the agent at the line shown (the traceback follows), then import again",
+    )
+
+
+def _location(traceback: str, src: Path) -> str | None:
+    """The last frame inside ``src`` as ``src/<file>:<line>``."""
+    roots = {str(src), str(src.resolve())}
+    for path, line in reversed(_FRAME.findall(traceback)):
+        for root in roots:
+            if path.startswith(root + "/"):
+                return f"{SOURCE_FOLDER}/{path[len(root) + 1 :]}:{line}"
+    return None
+
+
+def _last_code_line(traceback: str) -> str:
+    """The source line under the traceback's last frame (empty if none is shown)."""
+    lines = traceback.splitlines()
+    frames = [i for i, line in enumerate(lines) if _FRAME.match(line)]
+    return lines[frames[-1] + 1] if frames and frames[-1] + 1 < len(lines) else ""
+
+
+def _exception_line(text: str) -> str | None:
+    """The last ``SomeError: message`` line."""
+    found = [m.group(1) for line in text.splitlines() if (m := _EXCEPTION_LINE.match(line))]
+    return found[-1] if found else None
+
+
+def _last(pattern: re.Pattern[str], text: str) -> str | None:
+    match = _last_match(pattern, text)
+    return match.group(1) if match else None
+
+
+def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    matches = list(pattern.finditer(text))
+    return matches[-1] if matches else None
+
+
+def _agent_spec(folder: Path) -> AgentSpec | None:
+    """``agent.json``: where ``langgraph.json`` is under ``src/``, which environment runs it."""
+    from runtime.adapters.agent import load_agent_spec
+
+    if not (folder / AGENT_FILE).is_file():
+        return None
+    try:
+        return load_agent_spec(folder)
+    except Exception:  # an unreadable agent.json fails its own check; the defaults are a guess
+        return None

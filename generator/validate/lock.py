@@ -1,0 +1,97 @@
+"""``requirements.lock``: the versions an isolated plugin's own environment is built from.
+
+A plugin that cannot share the runtime's environment gets one of its own (``isolation.py``),
+built from exact versions, not from ``requirements.txt``'s ranges: what the reviewer approved in
+the pull request is what runs, on every machine and after every rebuild. The lock is
+``uv pip compile requirements.txt --python-version X``, resolved on its own (the runtime's
+packages are not in that environment), with a header saying so; ``agent-import update`` writes it
+again when ``requirements.txt`` changes.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from generator.errors import AgentImportError
+from generator.validate.conflicts import RESOLVE_TIMEOUT_S, explanation
+from generator.validate.environment import DependencyReport
+from generator.validate.processes import run_tree
+from runtime.isolated.envs import find_uv
+from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+
+#: A pinned line of uv's output: ``name==1.2.3``.
+_PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", re.MULTILINE)
+
+
+def lock_header(python: str) -> str:
+    """What the lock says of itself, for the reviewer and for whoever edits requirements.txt."""
+    return (
+        f"# The versions this plugin's own environment is built from (agent.json environment:\n"
+        f"# isolated, Python {python}). Written by agent-import with\n"
+        f"#   uv pip compile {REQUIREMENTS_FILE} --python-version {python} -o {REQUIREMENTS_LOCK}\n"
+        f"# and again by `agent-import update` when {REQUIREMENTS_FILE} changes: review it, do\n"
+        "# not edit it.\n"
+    )
+
+
+def compile_lock(
+    requirements: list[str],
+    python: str,
+    *,
+    local_packages: list[str],
+    timeout: float = RESOLVE_TIMEOUT_S,
+) -> str:
+    """The text of ``requirements.lock`` for ``requirements`` on Python ``python`` ("3.11").
+
+    One line (``AgentImportError``) when they cannot be resolved on their own, or when the
+    resolution would fetch one of the repository's ``local_packages`` from the index.
+    """
+    with tempfile.TemporaryDirectory(prefix="agent-import-lock-") as scratch:
+        folder = Path(scratch)
+        (folder / REQUIREMENTS_FILE).write_text("".join(f"{r}\n" for r in requirements), "utf-8")
+        done = run_tree(
+            [*find_uv(), "pip", "compile", "--quiet", "--no-header", "--python-version", python,
+             "--directory", str(folder), REQUIREMENTS_FILE, "-o", REQUIREMENTS_LOCK],
+            what=f"locking the requirements for an environment of its own (Python {python})",
+            timeout=timeout,
+        )  # fmt: skip
+        locked = folder / REQUIREMENTS_LOCK
+        if done.returncode != 0 or not locked.is_file():
+            raise AgentImportError(
+                f"the requirements cannot be resolved for an environment of their own on Python "
+                f"{python}: {explanation(done.stderr)}"
+            )
+        body = locked.read_text(encoding="utf-8")
+    confused = sorted(set(pinned(body)) & {canonicalize_name(n) for n in local_packages})
+    if confused:
+        raise AgentImportError(
+            f"{', '.join(confused)} would be installed from the package index, but the agent's "
+            "repository has a local package of that name: refused (a public project of the same "
+            "name is not the agent's code)"
+        )
+    return lock_header(python) + body
+
+
+def pinned(lock: str) -> dict[str, str]:
+    """The versions a lock pins, by canonical name."""
+    return {canonicalize_name(name): version for name, version in _PINNED.findall(lock)}
+
+
+def write_lock(folder: Path, text: str) -> Path:
+    """Put the lock beside the plugin's ``requirements.txt``."""
+    path = folder / REQUIREMENTS_LOCK
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def with_lock(report: DependencyReport, folder: Path) -> DependencyReport:
+    """``report`` with the versions the plugin in ``folder`` is locked to, when it has a lock
+    (an environment of its own): those, not the runtime's, are what its agent gets."""
+    lock = folder / REQUIREMENTS_LOCK
+    if not lock.is_file():
+        return report
+    return report.model_copy(update={"locked": pinned(lock.read_text(encoding="utf-8"))})

@@ -1,0 +1,238 @@
+"""One worker process per isolated plugin: started on first use, kept warm, replaced after a crash.
+
+The worker runs on the plugin's environment's interpreter with only its own program and the
+plugin's files on ``sys.path`` (``-s``: no user site either), in the plugin's folder, with an
+environment holding only the basics (``PATH``, ``HOME``, locale, temp folder) and the variables the
+plugin's ``agent.json`` ``env`` names. A reader thread routes what the worker writes to the call
+it belongs to (every message about a run carries the run's request id); the worker's stderr goes
+to the runtime's log, through its card-number filter. Ending the runtime closes the worker's stdin,
+which ends the worker; ``Workers.close`` (the server's lifespan) also waits for it.
+
+A worker stays on the environment it started on while it runs (it holds ``envs.in_use`` on it, so
+no build removes it): when ``a2ui-runtime envs`` builds the plugin a new one (its lock changed),
+the plugin moves to it when the runtime next starts its worker, at the runtime's next start-up or
+after the worker exited (a crash, a run killed past its deadline). No run in flight is cut short.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from runtime import redaction
+from runtime.isolated.envs import in_use
+from runtime.isolated.worker import protocol
+from runtime.layout import AGENT_FILE, SOURCE_FOLDER
+
+logger = logging.getLogger(__name__)
+
+#: The folder whose ``worker`` package the interpreter runs (``-m worker``).
+PROGRAM_DIR: Final = Path(__file__).resolve().parent
+#: Variables every worker gets from the runtime's environment when they are set.
+BASICS: Final = (
+    "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT",
+    "PYTHONDONTWRITEBYTECODE",  # a validation writes nothing into the plugin folder
+)  # fmt: skip
+#: How long a stopped worker may take to exit before it is killed.
+STOP_GRACE_S: Final = 2.0
+#: The runtime's card-number masking, which the worker loads by path for the agent's checkpoints.
+REDACTION: Final = str(Path(redaction.__file__).resolve())
+#: Put in a call's queue when the worker died.
+CRASHED: Final = {"crashed": True}
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process ended (or could not start) while it was needed."""
+
+
+@dataclass
+class Call:
+    """A request the runtime made; its replies and the worker's messages about it arrive here."""
+
+    id: int
+    inbox: queue.Queue[dict[str, Any]] = field(default_factory=queue.Queue)
+
+
+class Worker:
+    """One worker process of one plugin."""
+
+    def __init__(
+        self,
+        plugin_id: str,
+        folder: Path,
+        python: Path,
+        *,
+        env_names: Iterable[str] = (),
+        offline_models: Path | None = None,
+    ) -> None:
+        self.plugin_id = plugin_id
+        agent_file, source = folder / AGENT_FILE, folder / SOURCE_FOLDER
+        command = [str(python), "-s", "-m", "worker", str(agent_file), str(source), REDACTION]
+        if offline_models is not None:
+            command.append(str(offline_models))
+        names = (*BASICS, *env_names)
+        env = {name: os.environ[name] for name in names if name in os.environ}
+        env |= {"PYTHONPATH": str(PROGRAM_DIR), "PYTHONUNBUFFERED": "1"}
+        self._env_lock, self._env_guard = in_use(python), threading.Lock()
+        try:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=folder,
+                env=env,
+                start_new_session=True,  # its own process group: killed with whatever it started
+            )
+        except BaseException:
+            self._release_env()
+            raise
+        self._ids = itertools.count(1)
+        self._calls: dict[int, Call] = {}
+        self._write = threading.Lock()
+        self.alive = True
+        threading.Thread(target=self._read, daemon=True, name=f"worker-{plugin_id}").start()
+        threading.Thread(target=self._log, daemon=True, name=f"worker-log-{plugin_id}").start()
+        #: The worker's Python, LangGraph and langchain-core versions (it loaded the agent).
+        try:
+            self.versions: dict[str, str] = self.wait(self.request(protocol.INFO, {}))
+        except BaseException:
+            self.stop()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def request(self, method: str, params: dict[str, Any]) -> Call:
+        call = Call(next(self._ids))
+        self._calls[call.id] = call
+        self.send(protocol.request(call.id, method, params))
+        return call
+
+    def wait(self, call: Call) -> Any:
+        """The result of ``call`` (a request that reports nothing on the way)."""
+        try:
+            reply = call.inbox.get()
+        finally:
+            self.forget(call)
+        if reply is CRASHED:
+            raise WorkerCrashed(f"the {self.plugin_id} worker exited (code {self.process.poll()})")
+        if "error" in reply:
+            raise WorkerCrashed(f"the {self.plugin_id} worker: {reply['error']['message']}")
+        return reply.get("result")
+
+    def forget(self, call: Call) -> None:
+        self._calls.pop(call.id, None)
+
+    def send(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        try:
+            with self._write:
+                self.process.stdin.write(data)
+                self.process.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self._died()
+
+    def cancel(self, call: Call) -> None:
+        self.send(protocol.notification(protocol.CANCEL, {"requestId": call.id}))
+
+    def kill(self) -> None:
+        """End the worker and whatever it started, now."""
+        self.alive = False
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self._release_env()
+
+    def stop(self) -> None:
+        """End the worker: close its input, and kill it if it does not exit soon."""
+        self.alive = False
+        if self.process.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+        try:
+            self.process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self._release_env()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            try:
+                message = protocol.parse(line)
+            except ValueError:
+                logger.warning("worker %r wrote a line that is not JSON-RPC", self.plugin_id)
+                continue
+            params = message.get("params") or {}
+            owner = params.get("run") if "method" in message else message.get("id")
+            call = self._calls.get(owner) if isinstance(owner, int) else None
+            if call is not None:
+                call.inbox.put(message)
+        self._died()
+
+    def _died(self) -> None:
+        self.alive = False
+        for call in list(self._calls.values()):
+            call.inbox.put(CRASHED)
+        self._release_env()
+
+    def _release_env(self) -> None:
+        with self._env_guard:
+            fd, self._env_lock = self._env_lock, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _log(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            text = line.decode("utf-8", "replace").rstrip()
+            if text:
+                logger.info("[%s worker] %s", self.plugin_id, text)
+
+
+class Workers:
+    """The runtime process's workers, one per isolated plugin."""
+
+    def __init__(self) -> None:
+        self._workers: dict[str, Worker] = {}
+        #: One per plugin: a worker starting (seconds) holds up its own plugin's turns only.
+        self._starting: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, plugin_id: str, start: Callable[[], Worker]) -> Worker:
+        """The plugin's warm worker, or a new one when there is none or it died."""
+        with self._lock:
+            starting = self._starting.setdefault(plugin_id, threading.Lock())
+        with starting:
+            worker = self._workers.get(plugin_id)
+            if worker is None or not worker.alive or worker.process.poll() is not None:
+                if worker is not None:
+                    logger.warning("restarting the %r worker (it exited)", plugin_id)
+                    worker.kill()
+                worker = start()
+                with self._lock:
+                    self._workers[plugin_id] = worker
+            return worker
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._workers = list(self._workers.values()), {}
+        for worker in workers:
+            worker.stop()
+
+
+#: This runtime process's workers (``serve --workers N``: each process has its own).
+WORKERS = Workers()

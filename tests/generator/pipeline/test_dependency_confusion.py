@@ -1,0 +1,64 @@
+"""A name the repository provides is never fetched from a package index, in the uv workspace
+shape that once installed an unrelated index project: root-level ``[tool.uv.sources]``, a
+member with no sources of its own, and ``langgraph.json``'s ``source`` form."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from plugin_repo import commit_all, git, options, runtime_repo, wheel
+
+from generator.pipeline.importer import import_agent
+from generator.validate.environment import env_python
+from runtime.layout import PLUGINS_FOLDER
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "uv_source_workspace"
+
+
+@pytest.fixture
+def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A local package index (a folder of wheels, no network) with an unrelated ``shared``
+    (it has no ``sign_off``) and the agent's one index requirement, ``extra-tool``."""
+    folder = tmp_path / "index"
+    wheel(folder, "shared", "shared", "9.9")
+    wheel(folder, "extra-tool", "extra_tool", "1.0")
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
+    return folder
+
+
+def workspace_repo(path: Path) -> Path:
+    shutil.copytree(FIXTURE, path, ignore=shutil.ignore_patterns("expected.json"))
+    git(path, "init", "--quiet", "--initial-branch=main")
+    commit_all(path, "workspace")
+    return path
+
+
+@pytest.mark.slow
+def test_the_workspace_shared_is_vendored_never_installed_from_the_index(
+    tmp_path: Path, index_with_a_public_shared: Path
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = workspace_repo(tmp_path / "agent")
+
+    result = import_agent(options(agent, "ops", approve_deps=True), root=repo)
+
+    assert result.validation.ok, result.validation.describe()
+    names = [r.name for r in result.dependencies.requirements]
+    assert names == ["extra-tool", "langgraph"]  # shared neither required nor proposed
+    plugin = repo / PLUGINS_FOLDER / "ops"
+    requirements = (plugin / "requirements.txt").read_text()
+    assert "extra-tool" in requirements and "shared" not in requirements
+    python = env_python(repo, "ops")
+    assert python is not None  # extra-tool was installed: the index was used
+    probe = (
+        "import importlib.metadata as m, extra_tool\n"
+        "try:\n    print(m.version('shared'))\nexcept m.PackageNotFoundError:\n    print('absent')"
+    )
+    installed = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
+    assert installed.stdout.strip() == "absent", installed.stderr
+    answer = [line for line in result.validation.checks[-1].transcript if "ops desk" in line]
+    assert answer, result.validation.checks[-1].transcript  # sign_off came from the vendored copy

@@ -1,0 +1,343 @@
+"""The diagnosis of a failed validation, on real tracebacks: each case is a tiny agent of our
+own that fails the way public agents do, imported for real (offline design)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from plugin_repo import agent_repo, config, options, pyproject, runtime_repo, write_files
+
+from generator.errors import AgentImportError
+from generator.pipeline.importer import ValidationFailed, import_agent
+from generator.validate.diagnosis import Diagnosed, Diagnosis, diagnose
+from generator.validate.plugin import Report, validate
+from generator.validate.python_version import newer_python
+from generator.validate.smoke import CheckResult
+from runtime.layout import PLUGINS_FOLDER
+
+
+def one_node_agent(package: str, body: str, *, header: str = "") -> dict[str, str]:
+    """A message agent whose one node runs ``body`` (indented in ``answer``) before answering;
+    ``header`` is module-level code (it runs when the agent is imported)."""
+    indented = "\n".join(f"    {line}" for line in body.strip().splitlines())
+    graph = (
+        "import os\n"
+        "import socket\n\n"
+        "from langchain_core.messages import AIMessage\n"
+        "from langgraph.graph import END, START, MessagesState, StateGraph\n"
+        f"{header}\n\n"
+        "def answer(state: MessagesState):\n"
+        f"{indented}\n"
+        '    return {"messages": [AIMessage(content="done")]}\n\n\n'
+        "builder = StateGraph(MessagesState)\n"
+        'builder.add_node("answer", answer)\n'
+        'builder.add_edge(START, "answer")\n'
+        'builder.add_edge("answer", END)\n'
+        "graph = builder.compile()\n"
+    )
+    return {
+        "langgraph.json": config("./graph.py:graph"),
+        "pyproject.toml": pyproject(package, "langgraph>=1.0"),
+        "README.md": "A small agent.\n",
+        f"{package}/__init__.py": "",
+        "graph.py": graph,
+    }
+
+
+CASES: dict[str, tuple[str, str]] = {
+    # name: (node body, module-level code)
+    "missing_module": ("pass", "import no_such_module_for_diagnosis"),
+    "pip_hint": (
+        """
+try:
+    import lazy_wiki_client_for_diagnosis
+except ImportError as exc:
+    raise ImportError(
+        "Could not import lazy_wiki_client python package. "
+        "Please install it with `pip install lazy-wiki-client`."
+    ) from exc
+""",
+        "",
+    ),
+    "state_key": ('key = "raw" + "_logs"\nlogs = state[key]', ""),
+    "env_key": ("pass", 'DATABASE_HOST = os.environ["SUPABASE_URL"]'),
+    "settings_model": (
+        "pass",
+        "from pydantic import BaseModel\n\n\n"
+        "class Settings(BaseModel):\n"
+        "    search_depth: int\n\n\n"
+        'settings = Settings(search_depth=os.environ.get("SEARCH_DEPTH"))',
+    ),
+    "network_at_import": ("pass", 'ADDRESS = socket.getaddrinfo("models.example.invalid", 443)'),
+    "bug": ('raise ValueError("the parser lost its place")', ""),
+}
+
+#: name: (kind, severity, check, what the fix says, location line in src/graph.py or None)
+EXPECTED: dict[str, tuple[str, str, str, str, int | None]] = {
+    "missing_module": ("missing_package", "failure", "import", "--approve-deps", 6),
+    "pip_hint": ("missing_package", "failure", "turns", "'lazy-wiki-client'", 12),
+    "state_key": ("needs_setting", "failure", "turns", '"inputs": {"raw_logs"', 10),
+    "env_key": ("needs_setting", "failure", "import", "environment variable SUPABASE_URL", 6),
+    "settings_model": (
+        "needs_setting",
+        "failure",
+        "import",
+        "environment variable SEARCH_DEPTH",
+        13,
+    ),
+    "network_at_import": ("needs_network", "failure", "import", "when it runs", 6),
+    "bug": ("agent_bug", "failure", "turns", "fix the agent", 9),
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
+    """Each case imported once: the report of its failed validation."""
+    tmp = tmp_path_factory.mktemp("diagnosis")
+    repo = runtime_repo(tmp / "repo")
+    found: dict[str, Report] = {}
+    for name, (body, header) in CASES.items():
+        agent = agent_repo(tmp / name, one_node_agent(f"diag_{name}", body, header=header))
+        with pytest.raises(ValidationFailed) as failed:
+            import_agent(options(agent, f"diag_{name}"), root=repo)
+        found[name] = failed.value.report
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_failed_validation_is_classified_with_its_fix(
+    reports: dict[str, Report], name: str
+) -> None:
+    kind, severity, check, fix, line = EXPECTED[name]
+    diagnosis = reports[name].diagnosis
+
+    assert diagnosis is not None, reports[name].describe()
+    assert (diagnosis.kind, diagnosis.severity, diagnosis.check) == (kind, severity, check)
+    assert fix in diagnosis.fix
+    assert diagnosis.location == (f"src/graph.py:{line}" if line else None)
+    assert diagnosis.explained_by == "rules" and diagnosis.explanation
+    # The report says it first: one line naming the kind, then why and the fix.
+    first, why, how = reports[name].describe().splitlines()[:3]
+    assert first.startswith(f"validate diag_{name}: FAILED: {diagnosis.headline()}")
+    assert why.strip() == diagnosis.explanation and how.strip() == f"fix: {diagnosis.fix}"
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        ('socket.getaddrinfo("tokenizers.example.invalid", 443)', "gaierror"),
+        # A connection the offline smoke test refuses (a documentation address, never reached).
+        ('socket.create_connection(("192.0.2.7", 443), timeout=5)', "NetworkDisabled"),
+    ],
+)
+def test_the_network_after_the_import_check_is_a_warning_and_the_import_succeeds(
+    tmp_path: Path, call: str, error: str
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = agent_repo(tmp_path / "net", one_node_agent(f"diag_net_{error.lower()}", call))
+
+    result = import_agent(options(agent, "net_turn"), root=repo)
+
+    report = result.validation
+    diagnosis = report.diagnosis
+    assert report.ok and (repo / PLUGINS_FOLDER / "net_turn").is_dir()
+    assert diagnosis is not None and (diagnosis.kind, diagnosis.severity) == (
+        "needs_network",
+        "warning",
+    )
+    assert diagnosis.check == "turns" and diagnosis.location == "src/graph.py:9"
+    assert error in diagnosis.summary
+    assert report.describe().startswith("validate net_turn: passed with a warning: needs the ")
+
+
+def test_an_agent_for_a_newer_python_stops_before_designing_when_it_shares_the_runtime(
+    tmp_path: Path,
+) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    files = one_node_agent("diag_py", "pass", header="type Logs = list[str]")
+    files["langgraph.json"] = json.dumps(
+        {"dependencies": ["."], "graphs": {"agent": "./graph.py:graph"}, "python_version": "3.99"}
+    )
+    agent = agent_repo(tmp_path / "py", files)
+    steps: list[str] = []
+
+    with pytest.raises(Diagnosed) as stopped:
+        import_agent(
+            options(agent, "py"),
+            root=repo,
+            progress=lambda s: steps.append(s.name),
+        )
+
+    assert str(stopped.value) == (
+        'needs another Python: the agent needs Python 3.99 (langgraph.json "python_version": '
+        '"3.99"); this runtime runs Python ' + stopped.value.diagnosis.summary.rsplit(" ", 1)[1]
+    )
+    assert "design" not in steps and "dependencies" not in steps
+    assert not (repo / PLUGINS_FOLDER / "py").exists()
+    assert not (repo / ".agent-import" / "envs").exists()
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the syntax is valid from Python 3.12")
+def test_a_syntax_error_of_a_newer_python_in_a_plugin_names_both_versions(tmp_path: Path) -> None:
+    repo = runtime_repo(tmp_path / "repo")
+    agent = agent_repo(tmp_path / "later", one_node_agent("diag_later", "pass"))
+    import_agent(options(agent, "later"), root=repo)
+    plugin = repo / PLUGINS_FOLDER / "later"
+    (plugin / "src" / "pyproject.toml").write_text(
+        '[project]\nname = "later"\nversion = "1"\nrequires-python = ">=3.12"\n'
+    )
+    graph = plugin / "src" / "graph.py"
+    graph.write_text(graph.read_text() + "\ntype Logs = list[str]\n")  # Python 3.12 syntax
+
+    report = validate(plugin)
+
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.kind == "needs_python", report.describe()
+    assert 'needs Python 3.12 (pyproject.toml requires-python = ">=3.12")' in diagnosis.summary
+    assert "this runtime runs Python 3." in diagnosis.summary
+
+
+@pytest.mark.parametrize(
+    ("python_version", "requires", "running", "required"),
+    [
+        ("3.12", None, (3, 11), "3.12"),
+        ("3.11", None, (3, 12), None),  # older: LangGraph's server runs it too
+        (None, ">=3.12", (3, 11), "3.12"),
+        (None, ">=3.10,<4", (3, 11), None),
+        (None, "<3.11", (3, 12), None),  # asks for an older one: not this check's business
+        ("3.x", "not a specifier", (3, 11), None),
+    ],
+)
+def test_newer_python_is_needed_only_when_asked_for_a_newer_one(
+    python_version: str | None,
+    requires: str | None,
+    running: tuple[int, int],
+    required: str | None,
+) -> None:
+    need = newer_python(python_version, requires, running=running)
+    assert (need.required if need else None) == required
+    if need is not None:
+        assert f"Python {required}" in need.describe()
+        assert f"Python {running[0]}.{running[1]}" in need.describe()
+
+
+def isolated_plugin(folder: Path, *, python: str, asks: str) -> Path:
+    """A plugin with an environment of its own of Python ``python`` whose agent's
+    ``langgraph.json`` asks for Python ``asks``."""
+    agent = {
+        "graph_id": "agent",
+        "graph_spec": "./graph.py:graph",
+        "config_file": "langgraph.json",
+        "input_field": "messages",
+        "output_field": "messages",
+        "environment": {"kind": "isolated", "python": python, "reason": "it asks for it"},
+    }
+    settings = {"graphs": {"agent": "./graph.py:graph"}, "python_version": asks}
+    write_files(
+        folder,
+        {"agent.json": json.dumps(agent), "src/langgraph.json": json.dumps(settings)},
+    )
+    return folder
+
+
+#: A check that failed on a SyntaxError in the agent's code.
+SYNTAX_ERROR = CheckResult(
+    name="import",
+    ok=False,
+    summary="SyntaxError: invalid syntax",
+    traceback='  File "src/graph.py", line 3\n    type Logs = list[str]\nSyntaxError: bad',
+)
+
+
+def test_a_syntax_error_in_an_environment_of_its_own_is_compared_with_its_python(
+    tmp_path: Path,
+) -> None:
+    """Its agent runs on the Python agent.json records, not the runtime's: an agent that asks
+    for that Python has a bug of its own, one that asks for a newer one names its environment."""
+    own = isolated_plugin(tmp_path / "own", python="3.30", asks="3.30")
+    older = isolated_plugin(tmp_path / "older", python="3.29", asks="3.30")
+
+    fits = diagnose([SYNTAX_ERROR], own, python=sys.executable)
+    needs = diagnose([SYNTAX_ERROR], older, python=sys.executable)
+
+    assert fits is not None and fits.kind == "agent_bug", fits
+    assert needs is not None and needs.kind == "needs_python", needs
+    assert needs.summary.endswith("; its environment of its own runs Python 3.29")
+    assert "--approve-deps --force" in needs.fix and "Python 3.30" in needs.fix
+
+
+def test_a_diagnosed_stop_is_one_line_of_the_import_errors() -> None:
+    diagnosis = Diagnosis(
+        kind="needs_python",
+        check=None,
+        summary="the agent needs Python 3.99",
+        explanation="x",
+        fix="y",
+    )
+    assert isinstance(Diagnosed(diagnosis), AgentImportError)
+    assert "\n" not in str(Diagnosed(diagnosis))
+
+
+#: A state whose dict field has no default: as a TypedDict (the turn fails on the key) and as a
+#: dataclass (the runtime names the field before the turn runs).
+REVIEW_STATES = {
+    "typeddict": "from typing import Any, TypedDict\n\n"
+    "from langgraph.graph import END, START, StateGraph\n\n\n"
+    "class State(TypedDict):\n"
+    "    topic: str\n"
+    "    extraction_schema: dict[str, Any]\n"
+    "    info: str\n\n\n",
+    "dataclass": "from dataclasses import dataclass\n"
+    "from typing import Any\n\n"
+    "from langgraph.graph import END, START, StateGraph\n\n\n"
+    "@dataclass\n"
+    "class State:\n"
+    "    topic: str\n"
+    "    extraction_schema: dict[str, Any]\n"
+    '    info: str = ""\n\n\n',
+}
+
+READS = {"typeddict": 'state["extraction_schema"]', "dataclass": "state.extraction_schema"}
+
+
+@pytest.mark.parametrize("shape", sorted(REVIEW_STATES))
+def test_a_value_only_the_reviewer_can_give_is_a_warning_and_the_plugin_is_written(
+    tmp_path: Path, shape: str
+) -> None:
+    """A structured agent reads a dict input with no default (nothing to propose): the import
+    writes the plugin and says, as a warning, which value to set before it answers."""
+    graph = (
+        REVIEW_STATES[shape]
+        + "def research(state: State):\n"
+        + f'    fields = ", ".join({READS[shape]})\n'
+        + '    return {"info": "found " + fields}\n\n\n'
+        "builder = StateGraph(State)\n"
+        'builder.add_node("research", research)\n'
+        'builder.add_edge(START, "research")\n'
+        'builder.add_edge("research", END)\n'
+        "graph = builder.compile()\n"
+    )
+    files = {
+        "langgraph.json": config("./graph.py:graph"),
+        "pyproject.toml": pyproject("diag_review", "langgraph>=1.0"),
+        "README.md": "Finds facts about a topic.\n",
+        "diag_review/__init__.py": "",
+        "graph.py": graph,
+    }
+    repo = runtime_repo(tmp_path / "repo")
+    result = import_agent(options(agent_repo(tmp_path / "agent", files), "review"), root=repo)
+    diagnosis = result.validation.diagnosis
+
+    assert result.validation.ok and (repo / PLUGINS_FOLDER / "review").is_dir()
+    assert diagnosis is not None, result.validation.describe()
+    assert (diagnosis.kind, diagnosis.severity, diagnosis.check) == (
+        "needs_setting",
+        "warning",
+        "turns",
+    )
+    assert "'extraction_schema'" in diagnosis.summary
+    assert '"inputs"' in diagnosis.fix and diagnosis.fix.count("agent-import validate review") == 1
+    assert "passed with a warning" in result.validation.describe()

@@ -1,0 +1,91 @@
+"""The isolated environments the tests run their plugins in: built once with uv from PyPI and
+kept in ``.a2ui-runtime/test-envs`` across runs (a machine that cannot reach PyPI skips)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from runtime.isolated.envs import ENVS_DIR_ENV, EnvBuildError, ensure_env, find_uv
+from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from tests.runtime.conftest import FIXTURE_PLUGINS
+
+#: Reused across test runs: building an environment from PyPI takes a while the first time.
+CACHE = Path(__file__).resolve().parents[3] / ".a2ui-runtime" / "test-envs"
+#: The second isolated plugin's pins: another LangGraph 0.2 and a langchain-core 0.2.
+OTHER_PINS = "langgraph==0.2.60\nlangchain-core<0.3\n"
+
+
+def _pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+    except OSError:
+        return False
+    return True
+
+
+def _build(folder: Path, plugin_id: str) -> None:
+    try:
+        ensure_env(folder, plugin_id, progress=lambda line: None)
+    except EnvBuildError:
+        if not _pypi_reachable():
+            pytest.skip("PyPI is unreachable: the isolated environments cannot be built")
+        raise
+
+
+@pytest.fixture(scope="session")
+def envs() -> Iterator[Path]:
+    """The environments of ``legacy`` and ``vintage`` (its copy with other pins), built once."""
+    before = os.environ.get(ENVS_DIR_ENV)
+    os.environ[ENVS_DIR_ENV] = str(CACHE)
+    try:
+        vintage = CACHE / "vintage-plugin"
+        if not (vintage / REQUIREMENTS_LOCK).is_file():
+            shutil.rmtree(vintage, ignore_errors=True)
+            copy_plugin(FIXTURE_PLUGINS / "legacy", vintage, "vintage")
+            (vintage / REQUIREMENTS_FILE).write_text(OTHER_PINS)
+            subprocess.run(
+                [
+                    *find_uv(),
+                    "pip",
+                    "compile",
+                    "-q",
+                    "--universal",
+                    REQUIREMENTS_FILE,
+                    "-o",
+                    REQUIREMENTS_LOCK,
+                ],
+                cwd=vintage,
+                check=False,
+                capture_output=True,
+            )
+        _build(FIXTURE_PLUGINS / "legacy", "legacy")
+        _build(vintage, "vintage")
+        yield vintage
+    finally:
+        if before is None:
+            os.environ.pop(ENVS_DIR_ENV, None)
+        else:
+            os.environ[ENVS_DIR_ENV] = before
+
+
+def vintage_plugin(envs: Path, target: Path) -> None:
+    """``vintage`` in ``target``: the ``legacy`` fixture as it is now, with the pins (and the
+    built environment) of ``envs``, whose copy of the source may be older."""
+    copy_plugin(FIXTURE_PLUGINS / "legacy", target, "vintage")
+    for name in (REQUIREMENTS_FILE, REQUIREMENTS_LOCK):
+        shutil.copyfile(envs / name, target / name)
+
+
+def copy_plugin(source: Path, target: Path, plugin_id: str) -> None:
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    init = target / "__init__.py"
+    init.write_text(init.read_text().replace('"legacy"', f'"{plugin_id}"'))
+    for screen in (target / "screens").glob("*.json"):
+        screen.write_text(screen.read_text().replace('"legacy.', f'"{plugin_id}.'))

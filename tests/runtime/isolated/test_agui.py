@@ -1,0 +1,116 @@
+"""An isolated agent over AG-UI: it reads the client's frontend tools where ``ag-ui-langgraph``
+puts them, calls one itself, and answers with the client's result, its model's tokens streaming
+one by one, all in its worker on LangGraph 0.2."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from runtime.isolated.envs import ENVS_DIR_ENV
+from runtime.isolated.process import WORKERS
+from runtime.layout import SOURCE_FOLDER
+from runtime.server import create_app
+from runtime.serving import serve_in_thread
+from runtime.settings import Settings
+from tests.runtime.agui.wire import post_run
+from tests.runtime.conftest import FIXTURE_PLUGINS
+from tests.runtime.isolated.conftest import CACHE
+
+ANSWER = "You are at 1.00, 2.00."
+#: A CopilotKit-style agent: a scripted model that calls ``get_location`` when the client offers
+#: it, then answers word by word from the tool's result.
+GRAPH = """
+import json
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langgraph.graph import START, MessagesState, StateGraph
+
+
+class State(MessagesState):
+    tools: list
+
+
+class Scripted(BaseChatModel):
+    @property
+    def _llm_type(self):
+        return "scripted"
+
+    def _chunks(self, messages, tools):
+        last = messages[-1]
+        if isinstance(last, ToolMessage):
+            where = json.loads(last.content)
+            words = f"You are at {where['lat']:.2f}, {where['lon']:.2f}.".split(" ")
+            return [AIMessageChunk(content=w if i == 0 else " " + w) for i, w in enumerate(words)]
+        if "get_location" in tools:
+            call = {"name": "get_location", "args": "{}", "id": "call_loc_1", "index": 0}
+            return [AIMessageChunk(content="", tool_call_chunks=[call])]
+        return [AIMessageChunk(content="I cannot tell where you are.")]
+
+    def _stream(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
+        for chunk in self._chunks(messages, tools):
+            generation = ChatGenerationChunk(message=chunk)
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.content, chunk=generation)
+            yield generation
+
+    def _generate(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
+        raise AssertionError("streamed only")
+
+
+model = Scripted()
+
+
+def chat(state: State):
+    names = [tool["name"] for tool in state.get("tools") or []]
+    chunks = list(model.stream(state["messages"], tools=names))
+    whole = chunks[0]
+    for chunk in chunks[1:]:
+        whole = whole + chunk
+    message = AIMessage(content=whole.content, tool_calls=whole.tool_calls, id=whole.id)
+    return {"messages": [message]}
+
+
+builder = StateGraph(State)
+builder.add_node("chat", chat)
+builder.add_edge(START, "chat")
+graph = builder.compile()
+"""
+
+
+@pytest.fixture
+def server(envs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv(ENVS_DIR_ENV, str(CACHE))
+    folder = tmp_path / "plugins"
+    shutil.copytree(FIXTURE_PLUGINS / "legacy", folder / "legacy")
+    (folder / "legacy" / SOURCE_FOLDER / "graph.py").write_text(GRAPH)
+    settings = Settings(port=0, plugins_dir=folder, log_level="WARNING")
+    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+        yield f"http://{address}/agui/legacy"
+    WORKERS.close()
+
+
+def test_an_isolated_agent_calls_a_frontend_tool_and_streams_its_answer(server: str) -> None:
+    thread = uuid.uuid4().hex
+    tools = [{"name": "get_location", "description": "Where the device is.", "parameters": {}}]
+    user = {"id": "u1", "role": "user", "content": "where am I?"}
+    asked = post_run(server, thread, messages=[user], tools=tools)
+    (start,) = [e for e in asked if e["type"] == "TOOL_CALL_START"]
+    assert start["toolCallName"] == "get_location" and start["toolCallId"] == "call_loc_1"
+    call = {"name": "get_location", "arguments": "{}"}
+    history = [
+        user,
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": "call_loc_1", "type": "function", "function": call}]},
+        {"id": "t1", "role": "tool", "toolCallId": "call_loc_1", "content": '{"lat":1,"lon":2}'},
+    ]  # fmt: skip
+    answered = post_run(server, thread, messages=history, tools=tools)
+    deltas = [e["delta"] for e in answered if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert "".join(deltas) == ANSWER
+    assert len(deltas) == len(ANSWER.split(" "))  # the model's tokens, as they came

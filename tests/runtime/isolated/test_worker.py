@@ -1,0 +1,34 @@
+"""The worker runs in the agent's environment, where the runtime's packages are not: it and the
+two runtime files it loads by path may import only the standard library and what every LangGraph
+environment has."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+from runtime import offline_models, redaction
+from runtime.isolated.process import PROGRAM_DIR
+
+#: What an agent's environment always has (LangGraph brings langchain-core, which brings pydantic).
+ENVIRONMENT = {"langgraph", "langchain_core", "pydantic"}
+
+
+def imported(path: Path) -> set[str]:
+    """The top-level names of the absolute imports of ``path``."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_the_worker_and_the_files_it_loads_need_nothing_the_environment_lacks() -> None:
+    files = [*sorted((PROGRAM_DIR / "worker").glob("*.py"))]
+    files += [Path(offline_models.__file__), Path(redaction.__file__)]
+    allowed = set(sys.stdlib_module_names) | ENVIRONMENT | {"__future__"}
+    extra = {str(path.name): imported(path) - allowed for path in files}
+    assert {name: names for name, names in extra.items() if names} == {}
