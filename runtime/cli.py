@@ -112,8 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="allowed_hosts",
         action="append",
         metavar="NAME",
-        help="a host name the import API accepts besides loopback ones (repeatable; with "
-        f"${ADMIN_TOKEN_ENV}, to reach the wizard by this name)",
+        help="a host name requests may be addressed to besides loopback ones (repeatable): the "
+        f"import API's (with ${ADMIN_TOKEN_ENV}, to reach the wizard by this name), and /ws and "
+        "/agui of a runtime bound to loopback, not behind a proxy (against DNS rebinding)",
     )
     serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
     serve.add_argument(

@@ -44,7 +44,7 @@ from runtime.isolated.process import WORKERS
 from runtime.locks import open_locks
 from runtime.observability import tracing_callbacks
 from runtime.persistence import open_persistence, redacted
-from runtime.quotes import describe, excerpt
+from runtime.quotes import describe
 from runtime.session import Session
 from runtime.settings import Settings
 from runtime.web import mount_pages
@@ -128,9 +128,8 @@ def create_app(
     @app.websocket("/ws")
     async def websocket_session(websocket: WebSocket) -> None:
         context = _context(app)
-        if not origins.allows(websocket, context.settings.cors_origins):
-            origin = excerpt(websocket.headers["origin"])
-            logger.info("/ws: cross-origin handshake from %s refused", origin)
+        if refused := origins.refusal(websocket, context.settings):
+            logger.info("/ws: handshake refused: %s", refused)
             await websocket.close(status.WS_1008_POLICY_VIOLATION)  # before accept(): HTTP 403
             return
         await websocket.accept()

@@ -72,7 +72,9 @@ class Settings(BaseModel):
         "(and only those); without one, loopback clients only.",
     )
     allowed_hosts: tuple[str, ...] = Field(
-        default=(), description="Host names the import API accepts besides loopback ones."
+        default=(),
+        description="Host names requests may be addressed to besides loopback ones: the import "
+        "API's, and /ws and /agui of a runtime bound to loopback (against DNS rebinding).",
     )
     import_jobs: int = Field(default=2, ge=1, description="Import jobs running at once, at most.")
     import_job_ttl: float = Field(default=900.0, gt=0, description="Seconds a finished job lives.")

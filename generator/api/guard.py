@@ -20,7 +20,6 @@ An import fetches code and writes into the repository, so the API is not for the
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import re
 
 from fastapi import Request
@@ -31,19 +30,6 @@ from runtime.quotes import excerpt
 from runtime.settings import Settings
 
 TOKEN_COOKIE = "a2ui_admin_token"
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-#: What ``Settings.host`` may be without naming a host a client could use.
-ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
-#: Headers a reverse proxy adds: a request with one came through a proxy, so a loopback address
-#: is the proxy's own, not the person's.
-PROXY_HEADERS = ("forwarded", "x-forwarded-for", "x-real-ip", "via")
-#: A ``Host`` header as RFC 9110 has it, and nothing more: a name (letters, digits, ``-``, ``_``,
-#: ``.``; an IPv4 address is one) or an IPv6 address in brackets, then an optional port of digits.
-#: Userinfo (``evil.example@localhost``), a path, spaces, a second host or an empty value do not
-#: match, where a URL parser would quietly drop or mend them.
-HOST_HEADER = re.compile(
-    r"(?:(?P<name>[A-Za-z0-9_.-]+)|\[(?P<ipv6>[0-9A-Fa-f:.]+)\])(?::[0-9]{1,5})?"
-)
 #: The longest error message an answer carries.
 MAX_ERROR_CHARS = 1000
 #: Control characters and Unicode's line and paragraph separators: never in a one-line message.
@@ -68,19 +54,10 @@ def one_line(message: str) -> str:
     return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
-def is_loopback(host: str | None) -> bool:
-    if host is None:
-        return False
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
 def client_is_loopback(request: Request) -> bool:
-    if any(name in request.headers for name in PROXY_HEADERS):
+    if origins.came_through_proxy(request):  # a loopback address is the proxy's, not the person's
         return False
-    return is_loopback(request.client.host if request.client else None)
+    return origins.is_loopback(request.client.host if request.client else None)
 
 
 def check_request(request: Request, settings: Settings, *, token: str | None = None) -> None:
@@ -125,30 +102,13 @@ def _presented_token(request: Request) -> str | None:
     return request.cookies.get(TOKEN_COOKIE)
 
 
-def host_name(header: str) -> str | None:
-    """The host a ``Host`` header names (lower case; an IPv6 address without its brackets), or
-    None unless the header is exactly ``host[:port]`` (``HOST_HEADER``)."""
-    match = HOST_HEADER.fullmatch(header)
-    if match is None:
-        return None
-    if match["name"] is not None:
-        return match["name"].lower()
-    try:
-        return ipaddress.IPv6Address(match["ipv6"]).compressed
-    except ValueError:
-        return None
-
-
 def _check_host(request: Request, settings: Settings) -> None:
     hosts = request.headers.getlist("host")
     shown = excerpt(", ".join(hosts))
-    name = host_name(hosts[0]) if len(hosts) == 1 else None
+    name = origins.host_name(hosts[0]) if len(hosts) == 1 else None
     if name is None:
         raise ApiError(400, f"Host {shown} is not one host[:port]")
-    allowed = {*LOOPBACK_NAMES, *settings.allowed_hosts}
-    if settings.host not in ANY_INTERFACE:
-        allowed.add(settings.host)
-    if name not in allowed:
+    if name not in origins.own_hosts(settings):
         raise ApiError(
             403, f"Host {shown} is not this runtime's (serve with --allowed-host NAME if it is)"
         )

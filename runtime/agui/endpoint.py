@@ -31,7 +31,7 @@ from runtime.context import RuntimeContext
 from runtime.ids import SESSION_ID_PATTERN
 from runtime.outbox import prepare, resume_events
 from runtime.plugin import PluginBase
-from runtime.quotes import describe, excerpt
+from runtime.quotes import describe
 from runtime.redaction import redact_values
 from runtime.turns import (
     SessionRefused,
@@ -54,10 +54,9 @@ router = APIRouter()
 @router.post("/agui/{plugin_id}")
 async def agui_run(plugin_id: str, request: Request) -> StreamingResponse:
     context: RuntimeContext = request.app.state.runtime
-    if not origins.allows(request, context.settings.cors_origins):
-        origin = excerpt(request.headers["origin"])
-        logger.info("/agui: cross-origin request from %s refused", origin)
-        raise HTTPException(403, f"cross-origin request from {origin} refused")
+    if refused := origins.refusal(request, context.settings):
+        logger.info("/agui: %s", refused)
+        raise HTTPException(403, refused)
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type != "application/json":
         raise HTTPException(415, "a run input must be sent as Content-Type: application/json")

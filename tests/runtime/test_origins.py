@@ -96,9 +96,11 @@ def test_only_native_clients_and_the_runtimes_own_or_listed_pages_open_a_session
     assert statuses == dict.fromkeys(refused, 403)
     assert audited_sessions(audit_file) == set(accepted)
     for origin in refused[:-1]:
-        assert f"/ws: cross-origin handshake from {origin!r} refused" in caplog.text
+        assert (
+            f"/ws: handshake refused: cross-origin request from {origin!r} refused" in caplog.text
+        )
     cut = refused[-1][:EXCERPT_CHARS]
-    assert f"/ws: cross-origin handshake from {cut!r}… refused" in caplog.text
+    assert f"/ws: handshake refused: cross-origin request from {cut!r}… refused" in caplog.text
 
 
 def test_behind_a_tls_proxy_the_public_https_page_opens_a_session(
@@ -117,6 +119,45 @@ def test_behind_a_tls_proxy_the_public_https_page_opens_a_session(
         f"http://{PUBLIC}": 403,
         "https://evil.example": 403,
     }
+
+
+REBOUND = "rebound.evil.example"
+
+
+def test_a_page_whose_name_was_rebound_to_loopback_is_refused(
+    start_server: ServerFactory, tmp_path: Path
+) -> None:
+    """DNS rebinding: the page at http://rebound.evil.example:PORT, its name now pointing at
+    127.0.0.1, is its own origin; a loopback-bound runtime refuses the Host it addressed."""
+    audit_file = tmp_path / "audit.jsonl"
+    with start_server(audit_file=audit_file) as address:
+        port = address.rpartition(":")[2]
+        page = f"http://{REBOUND}:{port}"
+        ws = handshake(address, page, host=f"{REBOUND}:{port}")
+        agui = post_run(
+            f"http://{address}/agui/echo",
+            "rebound",
+            "application/json",
+            Origin=page,
+            Host=f"{REBOUND}:{port}",
+        )
+        loopback_names = {
+            name: handshake(address, f"http://{name}:{port}", host=f"{name}:{port}")
+            for name in ("localhost", "127.0.0.1")
+        }
+    with start_server(audit_file=audit_file, allowed_hosts=[REBOUND]) as address:
+        named = f"{REBOUND}:{address.rpartition(':')[2]}"
+        allowed = handshake(address, f"http://{named}", host=named)
+
+    assert ws == 403
+    assert agui.status_code == 403
+    assert agui.json() == {
+        "detail": f"Host '{REBOUND}:{port}' is not this runtime's "
+        "(serve with --allowed-host NAME if it is)"
+    }
+    assert loopback_names == {"localhost": 101, "127.0.0.1": 101}
+    assert allowed == 101
+    assert "rebound" not in audited_sessions(audit_file)
 
 
 def test_agui_runs_only_for_native_clients_and_the_runtimes_own_or_listed_pages(
