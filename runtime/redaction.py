@@ -4,9 +4,10 @@ The rule is runtime-wide, not a plugin's, so no plugin has to remember it: the t
 turn's request before the graph sees it, what a graph writes is masked on its way into the
 checkpoint (``TurnWrites``) and the plugin store (``PluginStore``), the WebSocket and AG-UI
 encoders mask every event they send, the audit log masks every entry, and every log handler the
-runtime sets up carries ``CardNumberFilter``. One gap: AG-UI streams a model's text as deltas of a
-few tokens, each masked on its own, so a number split across deltas goes out in pieces (the
-finished message, in the checkpoint and the closing events, is masked whole).
+runtime sets up carries ``CardNumberFilter``. Text streamed in pieces (AG-UI's deltas of a model's
+text and of a tool call's arguments) goes through a ``StreamMasker``, which holds back the end of
+what it has seen while that end could still be part of a card number, so a number split across
+deltas is masked whole.
 
 **What counts as a card number**: 12 to 19 digits that pass the Luhn check, written as one block
 or in groups separated by at most ``MAX_SEPARATORS`` separator characters. Separators are the
@@ -314,6 +315,31 @@ def redact_card_numbers(text: str) -> str:
     if len(text) < MIN_DIGITS or _MAY_HOLD_CARD.search(text) is None:  # most strings: at once
         return text
     return _redact(text, cut=False)
+
+
+#: The end of a text that a later piece may continue into a card number: a run of digits and
+#: separators (and the ``+`` before it, which makes a short number a phone number).
+_OPEN_END = re.compile(rf"[+\uff0b]?(?:\d|{_SEPARATOR})*\Z")
+
+
+class StreamMasker:
+    """Masks a text that arrives in pieces (``feed``), giving back what may go out now: all but
+    an open end (``_OPEN_END``), which waits for the character that closes it, or ``flush``."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        match = _OPEN_END.search(text)  # always matches, if only the empty end
+        cut = match.start() if match is not None else len(text)
+        self._held = text[cut:]
+        return redact_card_numbers(text[:cut])
+
+    def flush(self) -> str:
+        """What is held, masked: the stream has ended."""
+        held, self._held = self._held, ""
+        return redact_card_numbers(held)
 
 
 def redact_values(value: T) -> T:

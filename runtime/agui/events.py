@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ag_ui.core import (
@@ -48,6 +48,7 @@ from ag_ui.core import (
 
 from runtime.client_tools import ClientToolCall, client_tool_call
 from runtime.outbox import PATCH, VOICE, Delivery, patch_target
+from runtime.redaction import StreamMasker
 from runtime.turns import (
     EngineEvent,
     PendingInterrupt,
@@ -70,13 +71,17 @@ APPROVAL: Final = "approval"
 
 @dataclass
 class RunEvents:
-    """The events of one run, in order; it tracks the text message being streamed."""
+    """The events of one run, in order; it tracks the text message being streamed. Streamed
+    text and tool-call arguments go out through a ``StreamMasker`` each, so a card number split
+    across deltas is masked whole (the encoder masks each event only on its own)."""
 
     thread_id: str
     run_id: str
     #: The text message being streamed, if any (a tool call or the run's end closes it).
     _open_message: str | None = None
     _streamed_text: bool = False
+    _text_masker: StreamMasker = field(default_factory=StreamMasker)
+    _args_maskers: dict[str, StreamMasker] = field(default_factory=dict)
 
     def started(self) -> RunStartedEvent:
         return RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
@@ -92,7 +97,8 @@ class RunEvents:
                 self._open_message = item.message_id or uuid.uuid4().hex
                 self._streamed_text = True
                 out.append(TextMessageStartEvent(message_id=self._open_message, role="assistant"))
-            out.append(TextMessageContentEvent(message_id=self._open_message, delta=item.delta))
+            if delta := self._text_masker.feed(item.delta):
+                out.append(TextMessageContentEvent(message_id=self._open_message, delta=delta))
             return out
         if isinstance(item, ToolCallStarted):
             return [
@@ -104,9 +110,13 @@ class RunEvents:
                 ),
             ]
         if isinstance(item, ToolCallArgs):
-            return [ToolCallArgsEvent(tool_call_id=item.call_id, delta=item.delta)]
+            masker = self._args_maskers.setdefault(item.call_id, StreamMasker())
+            delta = masker.feed(item.delta)
+            return [ToolCallArgsEvent(tool_call_id=item.call_id, delta=delta)] if delta else []
         if isinstance(item, ToolCallEnded):
-            return [ToolCallEndEvent(tool_call_id=item.call_id)]
+            rest = self._args_maskers.pop(item.call_id, StreamMasker()).flush()
+            args = [ToolCallArgsEvent(tool_call_id=item.call_id, delta=rest)] if rest else []
+            return [*args, ToolCallEndEvent(tool_call_id=item.call_id)]
         if isinstance(item, ToolCallResult):
             return [
                 ToolCallResultEvent(
@@ -169,9 +179,10 @@ class RunEvents:
     def _close_text(self) -> list[BaseEvent]:
         if self._open_message is None:
             return []
-        closed = TextMessageEndEvent(message_id=self._open_message)
-        self._open_message = None
-        return [closed]
+        message_id, self._open_message = self._open_message, None
+        rest = self._text_masker.flush()
+        held = [TextMessageContentEvent(message_id=message_id, delta=rest)] if rest else []
+        return [*held, TextMessageEndEvent(message_id=message_id)]
 
     def _outbox(self, events: Iterable[Mapping[str, Any]]) -> list[BaseEvent]:
         surfaces: dict[str, list[dict[str, Any]]] = {}

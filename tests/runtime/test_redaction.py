@@ -27,6 +27,7 @@ from runtime.redaction import (
     MASK,
     MAX_SEPARATORS,
     CardNumberFilter,
+    StreamMasker,
     dumps_redacted,
     redact_card_numbers,
     redact_values,
@@ -177,6 +178,18 @@ def test_any_card_number_written_anyhow_keeps_at_most_its_last_four_digits(
     assert number not in digits_of(redacted), text
     if not RUNS_ON.match(suffix):  # else a stretch ending in the suffix may be masked with it
         assert MASK + number[-4:] in redacted
+
+
+@given(number=card_numbers(), data=st.data(), prefix=AROUND, suffix=AROUND)
+def test_text_streamed_in_pieces_is_masked_as_the_whole_text(
+    number: str, data: st.DataObject, prefix: str, suffix: str
+) -> None:
+    """However a stream cuts the text, ``StreamMasker`` gives out what masking it whole gives."""
+    text = prefix + data.draw(written(number)) + suffix
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=12)))
+    masker = StreamMasker()
+    out = [masker.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    assert "".join(out) + masker.flush() == redact_card_numbers(text)
 
 
 @given(text=st.text(st.characters(exclude_categories=["Nd"])))

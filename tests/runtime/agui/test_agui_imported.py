@@ -131,7 +131,9 @@ def test_a_copilotkit_agent_calls_a_frontend_tool_and_answers_with_its_result(
     assert "TOOL_CALL_START" not in run_types(answered)
     deltas = [e["delta"] for e in answered["events"] if e["type"] == "TEXT_MESSAGE_CONTENT"]
     assert "".join(deltas) == ANSWER
-    assert len(deltas) == len(ANSWER.split(" "))  # the model's tokens, as they came
+    # the model's tokens, as they came, but for the numbers at its end: held until they end,
+    # as they might have been a card number (runtime.redaction.StreamMasker)
+    assert deltas[:3] == ["You", " are", " at"] and len(deltas) == 4
 
 
 def test_without_frontend_tools_the_agent_answers_at_once(

@@ -113,4 +113,6 @@ def test_an_isolated_agent_calls_a_frontend_tool_and_streams_its_answer(server: 
     answered = post_run(server, thread, messages=history, tools=tools)
     deltas = [e["delta"] for e in answered if e["type"] == "TEXT_MESSAGE_CONTENT"]
     assert "".join(deltas) == ANSWER
-    assert len(deltas) == len(ANSWER.split(" "))  # the model's tokens, as they came
+    # the model's tokens, as they came, but for the numbers at its end: held until they end,
+    # as they might have been a card number (runtime.redaction.StreamMasker)
+    assert deltas[:3] == ["You", " are", " at"] and len(deltas) == 4
