@@ -71,6 +71,8 @@ _PIP_HINT = re.compile(
     r"pip install\s+(?:(?:-U|--upgrade|-q|--quiet)\s+)*[`'\"]?([A-Za-z0-9][A-Za-z0-9._\-]*)"
 )
 _KEY_ERROR = re.compile(r"^KeyError: '([^']+)'", re.MULTILINE)
+#: A ``KeyError`` named anywhere in a line (``AgentFailed: KeyError: 'email'`` from a worker).
+_KEY_NAMED = re.compile(r"\bKeyError: '([^']+)'")
 #: The code of a frame reading the graph's state or run configuration by key.
 _READS_INPUT = re.compile(r"\b(?:state|inputs?|config(?:urable)?)\b.*\[")
 _NEEDS_VALUE = re.compile(r"needs a value for '([^']+)'")
@@ -129,22 +131,28 @@ def left_for_review(
 ) -> Diagnosis | None:
     """``diagnosis``, as a warning when the turn stopped on a value the import left for its
     reviewer (a field with no default and nothing to propose): the plugin is written, the value
-    belongs in its pull request."""
-    if (
-        diagnosis is None
-        or diagnosis.kind != "needs_setting"
-        or diagnosis.severity == "warning"  # already one (the turn was not tried)
-        or (key := _last(_NEEDS_VALUE, diagnosis.summary)) not in names
-    ):
+    belongs in its pull request. An agent in a worker of its own reports only the ``KeyError``,
+    without the frame that read it: a key the import left for review is that value too."""
+    if diagnosis is None or diagnosis.severity == "warning":  # none, or already one
+        return diagnosis
+    if diagnosis.kind == "needs_setting":
+        key, fix = _last(_NEEDS_VALUE, diagnosis.summary), diagnosis.fix
+    elif diagnosis.kind == "agent_bug":
+        key = _last(_KEY_NAMED, diagnosis.summary)
+        fix = f"set {key!r} in agent.json where the import's \"needs a value\" line says"
+    else:
+        return diagnosis
+    if key not in names:
         return diagnosis
     return diagnosis.model_copy(
         update={
+            "kind": "needs_setting",
             "severity": "warning",
             "summary": f"not tried: the agent needs a value for {key!r}",
             "explanation": "The agent needs a value that nothing in its code or its repository "
             "provides, so the import could not propose one and the conversation stopped on it. "
             "The plugin is written; until the value is set, its turns fail naming it.",
-            "fix": f"{diagnosis.fix}, then run `agent-import validate {plugin_id}`",
+            "fix": f"{fix}, then run `agent-import validate {plugin_id}`",
         }
     )
 

@@ -238,7 +238,8 @@ class ImportedPlugin(PluginBase):
             if variable:  # what to set, said where the user and the operator look
                 text = f"The {self.title} agent {needs_variable(variable)}."
                 extra.append(event("server.error", message=text, code="agent_error"))
-            failed = {**domain, "answer": "", "error": text, FRESH: False}
+            # Its FRESH stays: a conversation the failure left unstarted gets its inputs next.
+            failed = {**domain, "answer": "", "error": text}
             return self.show(state, "error", failed, extra=extra)
         fields = {**dict(domain.get("state") or {}), **outcome.fields}
         done = {**domain, "answer": outcome.answer, "error": "", "state": fields, FRESH: False}

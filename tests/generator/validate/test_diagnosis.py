@@ -12,7 +12,7 @@ from plugin_repo import agent_repo, config, options, pyproject, runtime_repo, wr
 
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ValidationFailed, import_agent
-from generator.validate.diagnosis import Diagnosed, Diagnosis, diagnose
+from generator.validate.diagnosis import Diagnosed, Diagnosis, diagnose, left_for_review
 from generator.validate.plugin import Report, validate
 from generator.validate.python_version import newer_python
 from generator.validate.smoke import CheckResult
@@ -341,3 +341,23 @@ def test_a_value_only_the_reviewer_can_give_is_a_warning_and_the_plugin_is_writt
     assert "'extraction_schema'" in diagnosis.summary
     assert '"inputs"' in diagnosis.fix and diagnosis.fix.count("agent-import validate review") == 1
     assert "passed with a warning" in result.validation.describe()
+
+
+def test_a_worker_reported_key_error_on_a_value_left_for_review_is_that_warning() -> None:
+    """An agent in a worker of its own reports only ``KeyError: 'email'`` (no frame to read):
+    when the import left ``email`` for review, it is the same warning as in process."""
+    reported = Diagnosis(
+        kind="agent_bug",
+        check="turns",
+        summary="AgentFailed: KeyError: 'email'",
+        explanation="The agent raised an error.",
+        fix="fix the agent",
+    )
+    reviewed = left_for_review(reported, ["email"], "assistant")
+    other = left_for_review(reported, ["subject"], "assistant")
+
+    assert reviewed is not None
+    assert (reviewed.kind, reviewed.severity) == ("needs_setting", "warning")
+    assert reviewed.summary == "not tried: the agent needs a value for 'email'"
+    assert "agent-import validate assistant" in reviewed.fix
+    assert other == reported
