@@ -15,6 +15,7 @@ import '@a2ui/lit/v0_9';
 import { renderMarkdown } from '@a2ui/markdown-it';
 import { buildCatalog, CATALOG_ID } from './catalog.js';
 import { BANK_COMPONENTS } from './components/index.js';
+import { adoptSurfaceStyles } from './surface-styles.js';
 
 export { CATALOG_ID };
 export const catalog = buildCatalog(BANK_COMPONENTS);
@@ -35,6 +36,7 @@ export function mountSurfaces(container, { onAction = () => {} } = {}) {
     element.surface = surface;
     elements.set(surface.id, element);
     container.append(element);
+    adoptSurfaceStyles(element);
   });
   processor.onSurfaceDeleted(surfaceId => {
     elements.get(surfaceId)?.remove();
