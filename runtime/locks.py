@@ -212,6 +212,4 @@ async def open_locks(url: str) -> AsyncIterator[Locks]:
     if database is None:
         yield ProcessLocks()
         return
-    folder = lock_folder(database)
-    folder.mkdir(parents=True, exist_ok=True)
-    yield FileLocks(folder)
+    yield FileLocks(lock_folder(database))

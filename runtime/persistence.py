@@ -136,8 +136,11 @@ def is_shared(url: str) -> bool:
 
 
 def lock_folder(database: Path) -> Path:
-    """Where the lock files of a SQLite database live: beside it, as its ``-wal`` file does."""
-    return database.with_name(f"{database.name}-locks")
+    """Where the lock files of a SQLite database live: beside it, as its ``-wal`` file does
+    (created if missing, for the schema lock and the session locks alike)."""
+    folder = database.with_name(f"{database.name}-locks")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def probe(url: str) -> None:
@@ -160,7 +163,7 @@ def open_persistence(url: str) -> Iterator[Persistence]:
     if url == MEMORY:
         yield Persistence(InMemorySaver(), InMemoryStore())
     elif url.startswith(SQLITE_PREFIX):
-        with _sqlite(Path(url.removeprefix(SQLITE_PREFIX))) as persistence:
+        with _sqlite(sqlite_file(url) or SQLITE_IN_MEMORY) as persistence:
             yield persistence
     else:
         with _postgres(url) as persistence:
@@ -193,9 +196,7 @@ def _setup_lock(database: Path) -> Iterator[None]:
     if database == SQLITE_IN_MEMORY:  # private to this process
         yield
         return
-    folder = lock_folder(database)
-    folder.mkdir(exist_ok=True)
-    with (folder / "schema").open("a") as file:
+    with (lock_folder(database) / "schema").open("a") as file:
         fcntl.flock(file, fcntl.LOCK_EX)
         yield
 

@@ -169,19 +169,12 @@ def _run_import(asked: ImportRequest, root: Path, job: Job) -> ImportResult:
         if asked.edited_design is not None:
             design_file = Path(scratch) / "edited_design.json"
             design_file.write_text(json.dumps(asked.edited_design), encoding="utf-8")
-        options = ImportOptions(
+        options = ImportOptions.from_asked(
+            asked,
             src=asked.url,
-            plugin_id=asked.plugin_id,
             graph=asked.graph_id,
-            config=asked.config,
-            strategy=asked.strategy,
-            ref=asked.ref,
-            dry_run=asked.dry_run,
-            force=asked.force,
             design_file=design_file,
             design_options=DesignOptions.from_env(offline=asked.design == "offline"),
-            approve_deps=asked.approve_deps,
-            shared_env=asked.shared_env,
         )
         try:
             return import_agent(options, root=root, progress=job.on_step, on_text=job.on_text)

@@ -64,21 +64,8 @@ def run(args: argparse.Namespace) -> int:
     from generator.pipeline.steps import to_stderr
     from generator.repository import find_root
 
-    options = ImportOptions(
-        src=args.src,
-        plugin_id=args.plugin_id,
-        graph=args.graph,
-        config=args.config,
-        strategy=args.strategy,
-        ref=args.ref,
-        dry_run=args.dry_run,
-        force=args.force,
-        design_file=args.design_file,
-        design_options=design_options(args),
-        approve_deps=args.approve_deps,
-        shared_env=args.shared_env,
-        limits=fetch_limits(args),
-        branch=args.branch,
+    options = ImportOptions.from_asked(
+        args, design_options=design_options(args), limits=fetch_limits(args)
     )
     print(f"agent-import: importing {args.src} as {args.plugin_id}", file=sys.stderr)
     try:

@@ -10,6 +10,7 @@ returns the files it would have written.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -79,6 +80,15 @@ class ImportOptions(BaseModel):
     )
     limits: FetchLimits = FetchLimits()
     branch: str | None = Field(default=None, description="Commit the plugin on this branch.")
+
+    @classmethod
+    def from_asked(cls, asked: object, **given: Any) -> ImportOptions:
+        """The options of a request to import (the CLI's arguments, the API's body): each value
+        ``asked`` holds under an option's name (its own attributes, never methods), then
+        ``given`` for what it names or holds otherwise. An option that both spell alike thus
+        reaches ``import_agent`` with no line here, in the CLI or in the API."""
+        named = {name: value for name, value in vars(asked).items() if name in cls.model_fields}
+        return cls(**(named | given))
 
 
 class ImportResult(BaseModel):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from plugin_repo import write_files
+from plugin_repo import only_index, wheel, write_files
 
 from generator.inspect import inspect_source
 from generator.models import Inspection, Source
@@ -97,3 +97,15 @@ class GitRepo:
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Callable[[str], GitRepo]:
     return lambda name: GitRepo(tmp_path / name)
+
+
+@pytest.fixture
+def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The only package index (a folder of wheels, no network): an unrelated ``shared``, not the
+    one an agent's repository provides (nothing of its code), beside ``extra-tool`` and
+    ``helper-lib`` (which needs ``shared``), requirements agents take from an index."""
+    folder = tmp_path / "index"
+    wheel(folder, "shared", "shared", "9.9")
+    wheel(folder, "extra-tool", "extra_tool", "1.0")
+    wheel(folder, "helper-lib", "helper_lib", "1.0", requires=("shared",))
+    return only_index(folder, monkeypatch)

@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from generator.design import DesignOptions
@@ -407,6 +408,15 @@ def wheel(
         for name, text in files.items():
             archive.writestr(name, text)
     return path
+
+
+def only_index(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make ``folder`` (of ``wheel`` files) the only package index uv reads, as ``--no-index
+    --find-links folder``: nothing is fetched from the network."""
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("UV_NO_INDEX", "1")
+    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
+    return folder
 
 
 def _digest(text: str) -> str:

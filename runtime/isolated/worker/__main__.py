@@ -8,6 +8,7 @@ outlives the runtime.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import importlib.util
 import itertools
@@ -93,7 +94,9 @@ def main(argv: list[str]) -> int:
     def serve_run(id_: Any, params: dict[str, Any]) -> None:
         cancelled = runs[str(id_)]
         try:
-            value = run(loaded["export"], params, id_, channel.call, channel.notify, cancelled)
+            value = asyncio.run(
+                run(loaded["export"], params, id_, channel.call, channel.notify, cancelled)
+            )
         except Cancelled:
             channel.send(protocol.error(id_, protocol.CANCELLED, "cancelled"))
         except BaseException as exc:  # the agent's failure, reported to the runtime

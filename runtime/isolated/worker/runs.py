@@ -9,7 +9,6 @@ one. Store operations go to the runtime (``store/batch``), which owns the plugin
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import inspect
@@ -181,7 +180,7 @@ def remote_store(call: Call, run: Any) -> Any:
     return RemoteStore()
 
 
-def run(
+async def run(
     export: Any,
     params: dict[str, Any],
     run_id: Any,
@@ -189,19 +188,9 @@ def run(
     notify: Notify,
     cancelled: threading.Event,
 ) -> dict[str, Any]:
-    """Run the agent once (an input, or ``resume``) from ``params["checkpoint"]``, on an event
-    loop of its own: agents' nodes are often async (sync ones run in its executor)."""
-    return asyncio.run(_run(export, params, run_id, call, notify, cancelled))
-
-
-async def _run(
-    export: Any,
-    params: dict[str, Any],
-    run_id: Any,
-    call: Call,
-    notify: Notify,
-    cancelled: threading.Event,
-) -> dict[str, Any]:
+    """Run the agent once (an input, or ``resume``) from ``params["checkpoint"]``; the worker
+    gives each run an event loop of its own: agents' nodes are often async (sync ones run in its
+    executor)."""
     thread = str(params["thread_id"])
     saver = _restore(thread, protocol.unpack(params.get("checkpoint")))
     forwarder = Forwarder(notify, run_id, cancelled)

@@ -9,25 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from plugin_repo import commit_all, git, options, runtime_repo, wheel
+from plugin_repo import commit_all, git, options, runtime_repo
 
 from generator.pipeline.importer import import_agent
 from generator.validate.environment import env_python
 from runtime.layout import PLUGINS_FOLDER
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "uv_source_workspace"
-
-
-@pytest.fixture
-def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A local package index (a folder of wheels, no network) with an unrelated ``shared``
-    (it has no ``sign_off``) and the agent's one index requirement, ``extra-tool``."""
-    folder = tmp_path / "index"
-    wheel(folder, "shared", "shared", "9.9")
-    wheel(folder, "extra-tool", "extra_tool", "1.0")
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    return folder
 
 
 def workspace_repo(path: Path) -> Path:

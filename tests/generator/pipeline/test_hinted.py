@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from plugin_repo import commit_all, git, options, runtime_repo, tree, wheel
+from plugin_repo import commit_all, git, only_index, options, runtime_repo, tree, wheel
 
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.environment import env_dir, env_python
@@ -32,9 +32,7 @@ def local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "index"
     wheel(folder, "encyclo-lite", "encyclo_lite", "1.0")
     wheel(folder, "quotes-db", "quotes_db", "2.0")
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    return folder
+    return only_index(folder, monkeypatch)
 
 
 @pytest.mark.slow

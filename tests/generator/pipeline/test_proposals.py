@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from plugin_repo import agent_repo, echo_agent, options, runtime_repo, wheel
+from plugin_repo import agent_repo, echo_agent, only_index, options, runtime_repo, wheel
 
 from generator.pipeline.importer import ValidationFailed, import_agent
 
@@ -25,8 +25,7 @@ def test_a_guess_missing_from_the_index_is_not_proposed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     wheel(tmp_path / "index", "google-auth", "google/oauth2")
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(tmp_path / "index"))
+    only_index(tmp_path / "index", monkeypatch)
     repo = runtime_repo(tmp_path / "repo")
     agent = agent_repo(tmp_path / "agent", guessing_agent("guessing_pkg"))
 

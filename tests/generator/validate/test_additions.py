@@ -13,6 +13,7 @@ from plugin_repo import (
     agent_repo,
     echo_agent,
     needs_dependency_agent,
+    only_index,
     options,
     runtime_repo,
     wheel,
@@ -38,9 +39,7 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "index"
     wheel(folder, "new-tool", "new_tool", "1.0", requires=(INSTALLED,))
     wheel(folder, INSTALLED, "packaging_again", "999.0")
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    return folder
+    return only_index(folder, monkeypatch)
 
 
 def test_the_plan_is_what_the_runtime_lacks_or_none_when_it_would_replace_a_version(

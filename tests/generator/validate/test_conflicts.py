@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from plugin_repo import wheel
+from plugin_repo import only_index, wheel
 
 from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
@@ -24,9 +24,7 @@ def local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     wheel(folder, "gamma-pkg", "gamma_pkg", "1.0", requires=("beta-pkg>=2",))
     wheel(folder, "helper-lib", "helper_lib", "1.0", requires=("shared",))
     wheel(folder, "shared", "shared", "9.9")
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    return folder
+    return only_index(folder, monkeypatch)
 
 
 def with_plugin(root: Path, plugin_id: str, *requirements: str) -> Path:

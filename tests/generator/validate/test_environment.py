@@ -189,18 +189,6 @@ def monorepo_agent(path: Path, *requirements: str) -> Path:
     )
 
 
-@pytest.fixture
-def index_with_a_public_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A local package index whose ``shared`` is not the monorepo's (no get_dummy_message)."""
-    folder = tmp_path / "index"
-    wheel(folder, "shared", "shared", "9.9")
-    wheel(folder, "extra-tool", "extra_tool", "1.0")
-    wheel(folder, "helper-lib", "helper_lib", "1.0", requires=("shared",))
-    monkeypatch.setenv("UV_NO_INDEX", "1")
-    monkeypatch.setenv("UV_FIND_LINKS", str(folder))
-    return folder
-
-
 @pytest.mark.slow
 def test_a_local_dependency_is_used_from_the_vendored_copy_never_fetched_by_name(
     tmp_path: Path, index_with_a_public_shared: Path
