@@ -11,14 +11,14 @@ Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpret
 ``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes),
 ``inputs``/``proposals``/``defaults`` (required context and input fields, with the values
 proposed for them), ``environ`` (variables read), ``deps`` (declared requirements),
-``poetry``, ``local_packages``, ``imports`` (undeclared imports), ``readme``.
+``poetry``, ``local_packages``, ``server_packages``, ``imports`` (undeclared imports), ``readme``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from generator.inspect.config import load_config
+from generator.inspect.config import load_config, with_vendored
 from generator.inspect.deps import dependencies
 from generator.inspect.environ import environment_variables
 from generator.inspect.evaluate import Interpreter
@@ -41,11 +41,13 @@ def inspect_source(
     """
     root = Path(source.path).resolve()
     project_config = load_config(root, config=config, graph=graph)
-    project = Project(root, [root / folder for folder in project_config.import_roots])
+    project = Project(root, [])
     project.warnings.extend(project_config.warnings)
+    declared, vendored = dependencies(project, project_config)
+    project_config = with_vendored(root, project_config, vendored)  # before any import is read
+    project.import_roots = [root / folder for folder in project_config.import_roots]
     interpreter = Interpreter(project)
     graphs = [inspect_graph(interpreter, spec) for spec in project_config.graphs]
-    declared = dependencies(project, project_config)
     entry_files = [root / spec.path for spec in project_config.graphs]
     return Inspection(
         source=source,

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generator.errors import AgentImportError
 from generator.inspect.local_packages import (
     linked_folders,
-    own_project_names,
+    own_projects,
+    package_root,
     project_name,
     workspace_member,
 )
@@ -109,6 +110,9 @@ class ProjectConfig(BaseModel):
         description="The repository's own project names (local folders, the root, workspace "
         "members): never installed from a package index.",
     )
+    local_package_folders: dict[str, str] = Field(
+        default_factory=dict, description="The folder of each local package, relative to the root."
+    )
     import_roots: list[str] = Field(description="Folders on sys.path, relative to the root.")
     extra_keys: list[str] = Field(default_factory=list)
     python_version: str | None = None
@@ -142,16 +146,15 @@ def load_config(
     local += [path for path in linked if path not in local and path != folder]
     roots = _import_roots(root, folder, local)
     graphs = _python_graphs(root, folder, rel, parsed, roots, graph, warnings)
+    projects = own_projects(root, linked)
     return ProjectConfig(
         config_file=rel,
         folder=relative(root, folder) if folder != root else "",
         graphs=graphs,
         dependencies=parsed.dependencies,
         local_dependencies=[relative(root, path) for path in local],
-        local_packages=sorted(
-            {name for path in linked if (name := project_name(path))}
-            | own_project_names(root, linked)
-        ),
+        local_packages=sorted(projects),
+        local_package_folders={name: relative(root, path) for name, path in projects.items()},
         import_roots=[relative(root, r) for r in roots],
         extra_keys=parsed.extra_keys,
         python_version=parsed.python_version,
@@ -233,6 +236,22 @@ def _source_project(root: Path, folder: Path, source: UvSource, rel: str) -> Pat
             file=rel,
         )
     return member
+
+
+def with_vendored(root: Path, config: ProjectConfig, names: set[str]) -> ProjectConfig:
+    """``config`` with the folders providing the local packages ``names`` on the import path.
+
+    A requirement left out because the repository provides it (``langgraph-swarm`` required by
+    an example in a subfolder of the ``langgraph-swarm`` repository) is imported from the
+    vendored copy, so its project folder (or ``src/`` layout) comes after the config's roots.
+    """
+    roots = list(config.import_roots)
+    for name in sorted(names):
+        folder = config.local_package_folders.get(name)
+        if folder is not None:
+            provider = relative(root, package_root(root / folder))
+            roots += [provider] if provider not in roots else []
+    return config.model_copy(update={"import_roots": roots})
 
 
 def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:

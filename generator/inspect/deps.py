@@ -5,7 +5,9 @@ folders it lists as local dependencies (and the ones they link), plus the config
 PEP 621 and Poetry ``pyproject.toml`` (Poetry constraints translated to PEP 508, or a warning)
 and ``requirements.txt`` (following ``-r`` includes inside the tree). A requirement naming one
 of the repository's own local packages is left out with a warning: it is vendored, never
-fetched by name. Nothing is resolved or installed here (docs/architecture.md).
+fetched by name (the folder providing it goes on the import path, ``config.with_vendored``), as
+is one naming LangGraph's server (``server_packages``), which the runtime replaces. Nothing is
+resolved or installed here (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 from packaging.utils import canonicalize_name
 
@@ -22,6 +25,7 @@ from generator.inspect.config import ProjectConfig, is_local_dependency
 from generator.inspect.local_packages import table
 from generator.inspect.modules import Project
 from generator.inspect.poetry import Untranslatable, translate
+from generator.inspect.server_packages import server_note
 from generator.models import Dependency
 from generator.paths import relative, within
 
@@ -30,8 +34,16 @@ _EGG = re.compile(r"#egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 _MAX_INCLUDES = 5
 
 
-def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
-    """Every declared dependency once (by normalised name), first declaration kept."""
+class Declared(NamedTuple):
+    """The requirements to install, and the local package names left out (vendored)."""
+
+    requirements: list[Dependency]
+    vendored: set[str]
+
+
+def dependencies(project: Project, config: ProjectConfig) -> Declared:
+    """Every declared dependency once (by normalised name), first declaration kept; the
+    repository's own packages and LangGraph's server packages are left out, with a note."""
     root = project.root
     found = [
         Dependency(name=_name(spec), spec=spec, origin=config.config_file)
@@ -46,9 +58,14 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
             found += _pyproject(project, path / "pyproject.toml")
             found += _requirements(project, path / "requirements.txt", _MAX_INCLUDES)
     unique: dict[str, Dependency] = {}
+    vendored: set[str] = set()
     for dependency in found:
         name = canonicalize_name(dependency.name)
-        if name in config.local_packages:
+        note = server_note(dependency.name)
+        if note is not None:
+            project.warn(dependency.origin, None, note)
+        elif name in config.local_packages:
+            vendored.add(name)
             project.warn(
                 dependency.origin,
                 None,
@@ -57,7 +74,7 @@ def dependencies(project: Project, config: ProjectConfig) -> list[Dependency]:
             )
         else:
             unique.setdefault(name, dependency)
-    return list(unique.values())
+    return Declared(list(unique.values()), vendored)
 
 
 def _name(spec: str) -> str:

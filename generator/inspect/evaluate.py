@@ -23,6 +23,7 @@ from libcst.helpers import get_full_name_for_node
 from generator.inspect import builders, prebuilts
 from generator.inspect.modules import Module, Project, find_nodes
 from generator.inspect.values import (
+    LIBRARY_ROOTS,
     Builder,
     Class,
     Compiled,
@@ -154,8 +155,12 @@ class Interpreter:
         return value
 
     def _resolve(self, pending: Pending, star_name: str | None = None) -> Value:
-        target = self.project.find(pending.importer, pending.module, pending.level)
         name = star_name or pending.name
+        if not pending.level and pending.module.partition(".")[0] in LIBRARY_ROOTS:
+            # A known library is read from its documented shape, even from inside its own
+            # repository (an example of the vendored langgraph-swarm), never from its internals.
+            return External(".".join(p for p in (pending.module, name) if p))
+        target = self.project.find(pending.importer, pending.module, pending.level)
         if target is None:
             if pending.level:
                 dots = "." * pending.level

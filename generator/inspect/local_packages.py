@@ -66,14 +66,25 @@ def linked_folders(root: Path, folders: list[Path], warnings: list[Warning_]) ->
     return found
 
 
-def own_project_names(root: Path, folders: list[Path]) -> set[str]:
-    """The repository's own project names: the root's, and every member's of a uv workspace
-    enclosing the root or one of ``folders``. A project is never its own requirement."""
-    names = {project_name(root)}
-    for base in {_workspace_root(root, folder) for folder in [root, *folders]}:
+def own_projects(root: Path, folders: list[Path]) -> dict[str, Path]:
+    """The repository's own projects by name, with their folders: ``folders``' (the agent's
+    linked folders), the root's, and every member's of a uv workspace enclosing the root or one
+    of ``folders``. A project is never its own requirement; the first folder of a name wins."""
+    candidates = [*folders, root]
+    for base in dict.fromkeys(_workspace_root(root, folder) for folder in [root, *folders]):
         if base is not None:
-            names |= {project_name(member) for member in _members(root, base)}
-    return {name for name in names if name}
+            candidates += _members(root, base)
+    found: dict[str, Path] = {}
+    for folder in candidates:
+        name = project_name(folder)
+        if name:
+            found.setdefault(name, folder)
+    return found
+
+
+def package_root(folder: Path) -> Path:
+    """Where a project folder's import packages are: its ``src/`` layout, else the folder."""
+    return folder / "src" if (folder / "src").is_dir() else folder
 
 
 def workspace_member(root: Path, base: Path, name: str) -> Path | None:
