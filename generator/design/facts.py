@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
 from generator.inspect.prebuilts import is_private
@@ -18,6 +18,13 @@ from generator.models import Graph, Inspection, StateField, StateSchema
 
 MESSAGES_FIELD = "messages"
 
+#: Annotations the user's words fit (``""``: the inspector could not read it; never stricter).
+_TEXT_TYPES = {"str", "Any", ""}
+#: ``Annotated[x, ...]``, ``Optional[x]``, ``NotRequired[x]``, ``Required[x]``: x is the type.
+_WRAPPER = re.compile(
+    r"(?:typing(?:_extensions)?\.)?"
+    r"(?:Annotated\[(.+?),.*|(?:Optional|NotRequired|Required)\[(.+))\]"
+)
 _SCALAR_TYPES = {"str", "int", "float", "bool", "Decimal", "date", "datetime"}
 _MARKDOWN = re.compile(r"[*_`\[\]]|\(http[^)]*\)|<[^>]+>")
 
@@ -32,7 +39,10 @@ class AgentFacts(BaseModel):
     description: str
     readme_excerpt: str
     fields: tuple[StateField, ...]
-    input_fields: tuple[str, ...]
+    input_fields: tuple[str, ...] = Field(description="Fields the user's words can fill.")
+    structured_inputs: tuple[str, ...] = Field(
+        default=(), description="Required input fields the user's words cannot fill (a dict...)."
+    )
     output_fields: tuple[str, ...]
     messages_based: bool
     sample_output: str | None = None
@@ -87,6 +97,11 @@ def agent_facts(
         or (not declared and graph.state is not None and graph.state.style == "MessagesState")
         or not fields  # a prebuilt or unreadable state: LangGraph's default is messages
     )
+    types = {field.name: field.type for field in fields}
+    textual = tuple(name for name in inputs if takes_text(name, types.get(name, "")))
+    # With no field the words can fill, they go as a message: the agent runs on its reviewed
+    # inputs (agent.json) and reads the words only if it reads messages.
+    words_as_message = (MESSAGES_FIELD,) if messages_based or not textual else ()
     extra = (MESSAGES_FIELD,) if messages_based else ()
     outputs = _names(graph.output_schema) or names
     return AgentFacts(
@@ -95,7 +110,12 @@ def agent_facts(
         description=graph.description or _description(inspection.readme_excerpt, graph),
         readme_excerpt=inspection.readme_excerpt,
         fields=fields,
-        input_fields=_unique(inputs + extra),
+        input_fields=_unique(textual + words_as_message),
+        structured_inputs=tuple(
+            required.name
+            for required in graph.required_inputs
+            if required.name in inputs and required.name not in textual
+        ),
         output_fields=_unique(outputs + extra),
         messages_based=messages_based,
         sample_output=sample_output,
@@ -114,6 +134,20 @@ def is_scalar(annotation: str) -> bool:
         parts[0].rsplit(".", 1)[-1] in _SCALAR_TYPES
         or parts[0].startswith(("Literal[", "typing.L"))
     )
+
+
+def takes_text(name: str, annotation: str) -> bool:
+    """Whether the user's words can fill a field: messages, or a ``str`` (or untyped) one.
+
+    Never a ``dict``, a model or a number: words put there fail in the agent's first node
+    (``TypeError: string indices must be integers``).
+    """
+    if name == MESSAGES_FIELD:
+        return True
+    text = annotation.replace(" ", "")
+    while match := _WRAPPER.fullmatch(text):
+        text = match.group(1) or match.group(2)
+    return any(part.rsplit(".", 1)[-1] in _TEXT_TYPES for part in text.split("|"))
 
 
 def _fields(*schemas: StateSchema | None) -> tuple[StateField, ...]:

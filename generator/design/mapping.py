@@ -91,12 +91,18 @@ def heuristic_mapping(facts: AgentFacts) -> FieldMapping:
     )
     outputs = [name for name in facts.output_fields if name != input_field] or [input_field]
     output_field = _best(tuple(outputs), OUTPUT_WORDS) or _last_returned(facts, outputs)
+    reason = (
+        f"from field names and node returns: {input_field!r} takes the request, "
+        f"{output_field!r} holds the answer"
+    )
+    if facts.structured_inputs:
+        names = ", ".join(repr(name) for name in facts.structured_inputs)
+        reason += (
+            f"; the agent takes structured input ({names}), which the user's words cannot fill: "
+            "it needs a value, left for review in agent.json"
+        )
     return FieldMapping(
-        input_field=input_field,
-        output_field=output_field,
-        mode="heuristic",
-        reason=f"from field names and node returns: {input_field!r} takes the request, "
-        f"{output_field!r} holds the answer",
+        input_field=input_field, output_field=output_field, mode="heuristic", reason=reason
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.design.facts import takes_text
 from generator.inspect.defaults import NO_VALUE, literal_default
 from generator.models import Graph, Inspection, RequiredField
 from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
@@ -68,8 +69,10 @@ def _settle(
     """Record the proposed value of ``field`` under ``key``, or name it as still needed."""
     what = "context field" if key == "context" else "input field"
     if field.because is None:
+        structured = key == "inputs" and not takes_text(field.name, field.type)
+        why = f"takes structured input ({field.type}) and " if structured else ""
         settings.unset.append(
-            f'{what} {field.name!r} has no default: set it under "{key}" in {where}'
+            f'{what} {field.name!r} {why}has no default: set it under "{key}" in {where}'
         )
         settings.unset_names.append(field.name)
         return

@@ -14,14 +14,16 @@ Each turn routes to one of two nodes:
   than LangGraph's server: the variables of ``agent.json`` that are unset are only a warning
   (``warnings``), since many are optional (tracing keys, one provider's key among several,
   settings with defaults in code); a turn that then fails on one names it;
-* ``agent`` (the user said something, ``retry``, or a client answered a frontend tool call the
-  agent made): the agent's graph runs as a *stateful*
+* ``agent`` (the user said something, ``retry``, ``continue``, or a client answered a frontend
+  tool call the agent made): the agent's graph runs as a *stateful*
   subgraph (``checkpointer=True``), so its state is kept per session in the runtime's
   checkpointer across turns, exactly like a thread of LangGraph's server. Its answer is shown on
   the result screen, spoken (trimmed for voice) and sent as the final transcript (a run that
   writes no answer, only state, answers with what it changed: ``changes.py``); if the agent
   raises, the error screen is shown, the details go to the log and the audit trail, and what the
-  agent wrote in that turn is dropped (its conversation stays as it was before the turn).
+  agent wrote in that turn is dropped (its conversation stays as it was before the turn). An
+  agent stopping at a static breakpoint shows where it paused, and ``continue`` (or other words)
+  goes on from there next turn (``runtime.adapters.breakpoints``; in-process agents only).
 
 An agent with an environment of its own (``agent.json`` ``environment``) runs in its worker
 process instead (``runtime.isolated.agent``), with the same turns.
@@ -51,14 +53,23 @@ from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.config import get_store
-from langgraph.errors import GraphBubbleUp, GraphRecursionError
+from langgraph.config import get_config, get_store
+from langgraph.errors import GraphBubbleUp, GraphInterrupt, GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens
 from runtime.adapters.agent import AgentSpec, load_agent_spec
+from runtime.adapters.breakpoints import (
+    CONTINUE,
+    has_breakpoints,
+    is_breakpoint,
+    pause_question,
+    pause_screen,
+    paused_at,
+    says_continue,
+)
 from runtime.adapters.changes import (
     awaits_tool_results,
     change_summary,
@@ -120,12 +131,14 @@ class Outcome:
 
     answer: str
     fields: dict[str, Any] = field(default_factory=dict)
+    #: The nodes the agent paused before, at a static breakpoint (``runtime.adapters.breakpoints``).
+    paused: tuple[str, ...] = ()
 
 
 class ImportedPlugin(PluginBase):
     """Base of generated plugins: the screens and the turns; ``run`` answers one message."""
 
-    actions: ClassVar[tuple[str, ...]] = ("restart", "retry")
+    actions: ClassVar[tuple[str, ...]] = ("restart", "retry", CONTINUE)
 
     @cached_property
     def agent(self) -> AgentSpec:
@@ -192,7 +205,7 @@ class ImportedPlugin(PluginBase):
         action = state.get("pendingAction")
         if action is not None:
             retry = action["id"] == self.action_id("retry") and self.domain(state).get("question")
-            return AGENT_NODE if retry else "welcome"
+            return AGENT_NODE if retry or action["id"] == self.action_id(CONTINUE) else "welcome"
         return AGENT_NODE if state.get("transcript", "").strip() else "welcome"
 
     def welcome(self, state: CommonState) -> dict[str, Any]:
@@ -209,6 +222,8 @@ class ImportedPlugin(PluginBase):
         domain = self.domain(state)
         question = state.get("transcript", "").strip() or str(domain.get("question", ""))
         fresh = bool(domain.get(FRESH, True))
+        action = state.get("pendingAction")
+        said = CONTINUE if action and action["id"] == self.action_id(CONTINUE) else question
         domain["question"] = question
         results = self.unanswered(state, config)
         if results:
@@ -218,7 +233,7 @@ class ImportedPlugin(PluginBase):
             if results:
                 outcome = self.run_tools(results, config)
             else:
-                outcome = self.run(question, fresh=fresh, config=config)
+                outcome = self.run(said, fresh=fresh, config=config)
         except RUN_CONTROL:
             raise  # an interrupt waiting for the customer, or a limit: the turn engine's business
         except Exception as exc:
@@ -243,6 +258,11 @@ class ImportedPlugin(PluginBase):
             return self.show(state, "error", failed, extra=extra)
         fields = {**dict(domain.get("state") or {}), **outcome.fields}
         done = {**domain, "answer": outcome.answer, "error": "", "state": fields, FRESH: False}
+        if outcome.paused:
+            question = pause_question(outcome.paused)
+            asked = event("server.transcript.final", text=question, role="agent")
+            screen = pause_screen(self.plugin_id, question)
+            return self.show(state, "result", done, extra=[asked], screen=screen)
         if not outcome.answer:
             return self.show(state, "collecting", done)
         transcript = event("server.transcript.final", text=outcome.answer, role="agent")
@@ -272,10 +292,11 @@ class ImportedPlugin(PluginBase):
         *,
         voice: str | None = None,
         extra: list[ServerEventDict] | None = None,
+        screen: Screen | None = None,
     ) -> dict[str, Any]:
-        """The state update drawing screen ``name`` with ``domain`` as its data model, saying
-        ``voice`` (by default the screen's own line)."""
-        screen = self.screens()[name]
+        """The state update drawing screen ``name`` (or ``screen``, one the runtime drew) with
+        ``domain`` as its data model, saying ``voice`` (by default the screen's own line)."""
+        screen = screen or self.screens()[name]
         data = {key: value for key, value in domain.items() if not key.startswith("_")}
         shown = show_screen(state, self.plugin_id, screen, data)
         said = event("server.voice.say", text=voice or screen.voice_text)
@@ -390,14 +411,20 @@ class AgentPlugin(ImportedPlugin):
 
     def run(self, text: str, *, fresh: bool, config: RunnableConfig) -> Outcome:
         """One run of the agent as a stateful subgraph (its own event loop: graphs may be async)."""
-        return asyncio.run(self._run(self.agent_input(text, fresh=fresh), config))
+        # A new conversation starts the agent afresh, even where it paused.
+        said = None if fresh else text
+        return asyncio.run(self._run(self.agent_input(text, fresh=fresh), config, said=said))
 
     def run_tools(self, results: list[Mapping[str, Any]], config: RunnableConfig) -> Outcome:
         return asyncio.run(self._run(self.tool_input(results), config))
 
-    async def _run(self, inputs: dict[str, Any], config: RunnableConfig) -> Outcome:
+    async def _run(
+        self, inputs: dict[str, Any], config: RunnableConfig, *, said: str | None = None
+    ) -> Outcome:
         """Run with the context, configurable and store LangGraph's server would give this run,
-        and the client's frontend tools as ``ag-ui-langgraph`` passes them."""
+        and the client's frontend tools as ``ag-ui-langgraph`` passes them. An agent paused at a
+        static breakpoint goes on from there (``continue``), given what the user ``said`` unless
+        that only says to go on."""
         inputs = {**inputs, **frontend_tools(run_extras(config))}
         environment = self._environment((config.get("metadata") or {}).get("user_id"))
         if self.isolated is not None:
@@ -409,13 +436,25 @@ class AgentPlugin(ImportedPlugin):
                 raise ContextError(problem)
             stateful = graph.copy(update={"checkpointer": True})
             run_config = RunnableConfig(configurable=environment.configurable)
-            # The first state streamed is the one the run starts from (this input applied).
-            states = [
-                state if isinstance(state, dict) else {}
-                async for state in stateful.astream(
-                    inputs, run_config, context=context, stream_mode="values"
-                )
-            ]
+            stops = has_breakpoints(graph)
+            here = get_config()  # this node's run: where the agent's own checkpoints are
+            start: dict[str, Any] | None = inputs
+            if stops and said is not None and await paused_at(stateful, here):
+                if not says_continue(said):
+                    await stateful.aupdate_state(here, self.agent_input(said, fresh=False))
+                start = None
+            try:
+                # The first state streamed is the one the run starts from (this input applied).
+                states = [
+                    state if isinstance(state, dict) else {}
+                    async for state in stateful.astream(
+                        start, run_config, context=context, stream_mode="values"
+                    )
+                ]
+            except GraphInterrupt as exc:
+                if not (stops and is_breakpoint(exc)):
+                    raise
+                return Outcome("", paused=await paused_at(stateful, here))
         return self.agent_output(states[0] if states else {}, states[-1] if states else {})
 
 

@@ -54,3 +54,29 @@ def test_a_graph_whose_input_schema_has_no_messages_takes_the_request_in_a_decla
     result = design(inspection, plugin_id="fixture", options=DesignOptions(offline=True))
 
     assert (result.input_field, result.output_field) == ("topic", "summary")
+
+
+def _fixture(label: str) -> Inspection:
+    (inspection,) = [one for name, one in GRAPHS if name == label]
+    return inspection
+
+
+def test_the_words_never_go_into_a_dict_input_when_a_text_field_takes_them() -> None:
+    """``email_input: dict`` is named like a request, but words there fail the first node
+    (``TypeError: string indices must be integers``); ``notes: str`` takes them."""
+    inspection = _fixture("email_input/reply")
+    result = design(inspection, plugin_id="fixture", options=DesignOptions(offline=True))
+
+    assert result.input_field == "notes"
+    assert agent_facts(inspection).input_fields == ("notes",)
+
+
+def test_an_agent_taking_only_structured_input_gets_the_words_as_a_message() -> None:
+    """Its email is left for review in agent.json, and the design says so plainly."""
+    inspection = _fixture("email_input/triage")
+    facts = agent_facts(inspection)
+    result = design(inspection, plugin_id="fixture", options=DesignOptions(offline=True))
+
+    assert (facts.input_fields, facts.structured_inputs) == (("messages",), ("email_input",))
+    assert result.input_field == "messages"
+    assert "takes structured input ('email_input')" in (result.provenance.mapping_reason or "")

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from design_helpers import STRUCTURED_FIELDS, model_answer
+from design_helpers import model_answer
 from fake_bedrock import Step, error, text_answer, tool_answer
 
 from generator.design import Design, DesignOptions, design
@@ -69,7 +69,8 @@ def test_valid_answer_is_used_with_provenance(structured: Inspection, endpoint: 
     sent_schema = request.body["outputConfig"]["textFormat"]["structure"]["jsonSchema"]
     assert sent_schema["name"] == ANSWER_NAME
     assert (
-        json.loads(sent_schema["schema"])["properties"]["input_field"]["enum"] == STRUCTURED_FIELDS
+        json.loads(sent_schema["schema"])["properties"]["input_field"]["enum"]
+        == ["topic", "report"]  # the text fields: the user's words fill no list or number
     )
     assert (
         "Proposed field mapping: the user's request goes into `topic`"
@@ -185,7 +186,7 @@ def test_mapping_naming_unknown_fields_is_refused(structured: Inspection, endpoi
     result = design(structured, plugin_id="research", options=FAST)
 
     assert result.provenance.mapping == "heuristic"
-    assert "input_field 'query' is not one of topic, notes" in (
+    assert "input_field 'query' is not one of topic, report" in (
         result.provenance.mapping_reason or ""
     )
     assert [c.valid for c in result.provenance.calls if c.purpose == "mapping"] == [False]

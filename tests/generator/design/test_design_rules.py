@@ -200,8 +200,7 @@ def test_fields_and_domain_state_must_be_real(structured: Inspection) -> None:
     problems = _problems(structured, answer)
 
     assert problems[:4] == [
-        "input_field: 'query' is not a field of the agent's state (topic, notes, report, "
-        "source_count, confidence, finished)",
+        "input_field: 'query' is not a field of the agent's state (topic, report)",
         "initial_domain_state: keys must be exactly question, answer, error, state, got answer, "
         "question, state",
         "initial_domain_state: 'question' must be a string",

@@ -86,7 +86,8 @@ def test_required_fields_without_a_value_are_named_with_how_to_set_them(
     where = f"{PLUGINS_FOLDER}/enrich/agent.json"
     assert settings.unset == [
         f"context field 'api_base' has no default: set it under \"context\" in {where}",
-        f"input field 'extraction_schema' has no default: set it under \"inputs\" in {where}",
+        "input field 'extraction_schema' takes structured input (dict[str, Any]) and has no "
+        f'default: set it under "inputs" in {where}',
     ]
     assert settings.inputs == {}
 
@@ -295,3 +296,19 @@ def test_a_context_field_without_default_runs_with_the_proposed_values(tmp_path:
     ) in summary
     assert "proposed context field 'provider' = 'bedrock' (the first value of " in summary
     assert any("bedrock openai/gpt-4o-mini" in line for line in transcript), transcript
+
+
+def test_a_structured_input_is_left_for_review_saying_so(
+    inspect_folder: Callable[..., Inspection],
+) -> None:
+    inspection = inspect_folder(FIXTURES / "email_input")
+    graph = next(graph for graph in inspection.graphs if graph.graph_id == "triage")
+
+    settings = plugin_settings(inspection, graph, plugin_id="mail", input_field="messages")
+
+    assert settings.inputs == {}
+    assert settings.unset_names == ["email_input"]
+    assert settings.unset == [
+        "input field 'email_input' takes structured input (dict) and has no default: "
+        f'set it under "inputs" in {PLUGINS_FOLDER}/mail/agent.json'
+    ]

@@ -170,7 +170,8 @@ def test_agents_lacking_a_module_or_an_input_say_so_and_unset_variables_only_war
     assert '"inputs"' in needs["enrichment_input"][0]
     # Without --offline-models there are no dummy provider keys: the listing names all three.
     warned = f"WARNING: reads ANTHROPIC_API_KEY, {SECRET}, which are not set"
-    assert f"    actions: react_context.restart, react_context.retry\n    {warned}" in listing
+    actions = "react_context.restart, react_context.retry, react_context.continue"
+    assert f"    actions: {actions}\n    {warned}" in listing
     assert "offline_missing_module_xyz" in screens["factory_runtime"]
     assert "'extraction_schema'" in screens["enrichment_input"]
     log = (workdir / "needs.log").read_text()
