@@ -6,7 +6,8 @@ absolute import that is not a repository module, not the standard library and no
 runtime's own requirements provide it, a requirement is proposed (shown for approval like any
 other): the one the repository's other requirement files declare, else the module's usual
 distribution name (``distributions.py``). An optional import whose ``except ImportError`` raises
-with a ``pip install X`` hint proposes ``X``. The repository's own projects are never proposed.
+with a ``pip install X`` hint proposes ``X``. The repository's own projects are never proposed,
+nor LangGraph's server packages (``server_packages.py``).
 Nothing is imported; module names are read from the source.
 """
 
@@ -33,6 +34,7 @@ from generator.inspect.distributions import (
     pip_install_specs,
 )
 from generator.inspect.modules import Module, Project
+from generator.inspect.server_packages import is_server_package
 from generator.models import Dependency
 from generator.paths import is_searched_folder
 from generator.runtime_packages import provided_distributions, provided_modules
@@ -55,7 +57,7 @@ def undeclared(
     for module_name, where in third_party_imports(project, entry_files).items():
         usual = distribution(module_name)
         top = canonicalize_name(module_name.partition(".")[0])
-        if usual in provided or top in local or _installed(module_name):
+        if usual in provided or top in local or _installed(module_name) or is_server_package(usual):
             continue
         others = _other_requirements(project) if others is None else others
         found = next((d for d in others if canonicalize_name(d.name) == usual), None)
@@ -65,7 +67,8 @@ def undeclared(
         )
     for spec, module_name, where in install_hints(project, entry_files):
         name = canonicalize_name(Requirement(spec).name)
-        if name in provided or name in proposals or _installed(module_name or name):
+        skip = name in provided or name in proposals or is_server_package(name)
+        if skip or _installed(module_name or name):
             continue
         proposals[name] = Dependency(
             name=name,

@@ -3,7 +3,8 @@
 An agent's ``pyproject.toml`` often lists ``langgraph-cli[inmem]`` or ``langgraph-api`` so that
 ``langgraph dev`` runs it. Installing them here is pointless (the runtime serves the graph), and
 their ranges can make resolution fail (a yanked ``langgraph-api``), so each is left out of the
-plugin's requirements with a note. ``langgraph-sdk`` is a client and stays.
+plugin's requirements with a note, and never proposed (``imports.py``, ``validate/hints.py``).
+``langgraph-sdk`` is a client and stays.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ SERVER_PACKAGES = {
     "langgraph-runtime-inmem": "the in-memory storage of LangGraph's server",
     "langgraph-api-inmem": "the in-memory storage of LangGraph's server",
 }
+
+
+def is_server_package(name: str) -> bool:
+    """Whether distribution ``name`` is LangGraph's server: never declared, and never proposed
+    for an undeclared import (``import langgraph_api``) or from a ``pip install`` hint."""
+    return canonicalize_name(name) in SERVER_PACKAGES
 
 
 def server_note(name: str) -> str | None:

@@ -3,7 +3,9 @@
 All plugins share the runtime's environment, so a plugin's requirements are resolved together
 with the runtime's own and every existing plugin's (``uv pip install --dry-run`` against the
 runtime's interpreter: what is installed and satisfies a requirement is kept, nothing is
-written). A conflict refuses the import with one line naming the packages and versions. When
+written). A conflict refuses the import with one line naming the packages and versions, and
+who asked: the runtime, else the one other plugin, the plugin's requirements conflict with on
+their own (resolved again with each), so that many plugins' pins do not hide the cause. When
 the package index cannot be reached, the check says so and is skipped: it never blocks an
 offline import whose requirements are all installed.
 """
@@ -21,7 +23,7 @@ from packaging.utils import canonicalize_name
 from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
 from generator.validate.environment import read_requirements
-from generator.validate.processes import run_tree
+from generator.validate.processes import Finished, run_tree
 from runtime.isolated.envs import find_uv
 from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
@@ -60,18 +62,11 @@ def check_conflicts(
     repository's ``local_packages`` from the index; else a note for the import's output."""
     if not requirements:
         return "no requirements to resolve"
-    with tempfile.TemporaryDirectory(prefix="agent-import-resolve-") as scratch:
-        wanted = Path(scratch) / "requirements.txt"
-        combined = _combined(root, plugin_id, requirements)
-        wanted.write_text("\n".join(combined) + "\n", "utf-8")
-        limits = Path(scratch) / "runtime.txt"
-        limits.write_text("\n".join(runtime_requirements()) + "\n", "utf-8")
-        dry_run = ["pip", "install", "--dry-run", "--python", sys.executable]
-        done = run_tree(
-            [*find_uv(), *dry_run, "-r", str(wanted), "-c", str(limits)],
-            what="resolving the requirements with the runtime's and every plugin's",
-            timeout=timeout,
-        )
+    others = _sharing(root, plugin_id)
+    combined = _lines(plugin_id, requirements, others)
+    done = _dry_run(
+        combined, "resolving the requirements with the runtime's and every plugin's", timeout
+    )
     if done.returncode == 0:
         fetched = {canonicalize_name(name) for name in _PLANNED.findall(done.stderr + done.stdout)}
         confused = sorted(fetched & {canonicalize_name(name) for name in local_packages})
@@ -83,12 +78,55 @@ def check_conflicts(
             )
         return f"resolved with the runtime's and other plugins' in {done.seconds:.1f} s"
     reason = explanation(done.stderr)
-    if _UNREACHABLE.search(done.stderr) and "No solution found" not in done.stderr:
+    if _unreachable(done):
         return f"conflict check skipped: the package index is not reachable ({reason})"
+    if others:
+        _raise_narrowest(plugin_id, requirements, others, timeout)
+    raise _conflict(plugin_id, combined, reason)
+
+
+def _raise_narrowest(
+    plugin_id: str, requirements: list[str], others: dict[str, list[str]], timeout: float
+) -> None:
+    """Raise the conflict of the plugin's requirements with the runtime's alone, else with the
+    first other plugin's they cannot share with: with many plugins together, uv's reason can
+    name other plugins' pins of a shared dependency instead of the real cause. Return when only
+    several of them together conflict."""
+    alone: dict[str, list[str]] = {}
+    groups = [(RUNTIME_OWNER, alone), *((f"plugin {o}", {o: r}) for o, r in others.items())]
+    for who, theirs in groups:
+        lines = _lines(plugin_id, requirements, theirs)
+        done = _dry_run(lines, f"finding what conflicts: the requirements with {who}'s", timeout)
+        if done.returncode != 0 and not _unreachable(done):
+            raise _conflict(plugin_id, lines, explanation(done.stderr))
+
+
+def _dry_run(lines: list[str], what: str, timeout: float) -> Finished:
+    """``uv pip install --dry-run`` of ``lines`` against the runtime's interpreter, with the
+    runtime's requirements as constraints."""
+    with tempfile.TemporaryDirectory(prefix="agent-import-resolve-") as scratch:
+        wanted = Path(scratch) / "requirements.txt"
+        wanted.write_text("\n".join(lines) + "\n", "utf-8")
+        limits = Path(scratch) / "runtime.txt"
+        limits.write_text("\n".join(runtime_requirements()) + "\n", "utf-8")
+        dry_run = ["pip", "install", "--dry-run", "--python", sys.executable]
+        return run_tree(
+            [*find_uv(), *dry_run, "-r", str(wanted), "-c", str(limits)],
+            what=what,
+            timeout=timeout,
+        )
+
+
+def _unreachable(done: Finished) -> bool:
+    return bool(_UNREACHABLE.search(done.stderr)) and "No solution found" not in done.stderr
+
+
+def _conflict(plugin_id: str, lines: list[str], reason: str) -> RequirementsConflict:
+    """The one-line refusal, with who asked for each package uv's ``reason`` names."""
     owners = _owners(
-        [*combined, *(f"{line}  # {RUNTIME_OWNER}" for line in runtime_requirements())], reason
+        [*lines, *(f"{line}  # {RUNTIME_OWNER}" for line in runtime_requirements())], reason
     )
-    raise RequirementsConflict(
+    return RequirementsConflict(
         f"the requirements of {plugin_id!r} conflict with the runtime's or another plugin's: "
         + reason
         + (f" ({'; '.join(f'{who} requires {spec}' for who, spec in owners)})" if owners else ""),
@@ -96,15 +134,21 @@ def check_conflicts(
     )
 
 
-def _combined(root: Path, plugin_id: str, requirements: list[str]) -> list[str]:
-    """This plugin's requirements and every other sharing plugin's, each line saying whose it
-    is (a plugin with its own environment, a ``requirements.lock``, shares nothing)."""
-    lines = [f"{line}  # {plugin_id}" for line in requirements]
+def _sharing(root: Path, plugin_id: str) -> dict[str, list[str]]:
+    """Every other sharing plugin's requirements, by id (a plugin with its own environment, a
+    ``requirements.lock``, shares nothing)."""
     plugins = root / PLUGINS_FOLDER
-    for other in sorted(plugins.glob("*/requirements.txt")) if plugins.is_dir() else []:
-        if other.parent.name != plugin_id and not (other.parent / REQUIREMENTS_LOCK).is_file():
-            lines += [f"{line}  # {other.parent.name}" for line in read_requirements(other)]
-    return lines
+    return {
+        other.parent.name: read_requirements(other)
+        for other in (sorted(plugins.glob("*/requirements.txt")) if plugins.is_dir() else [])
+        if other.parent.name != plugin_id and not (other.parent / REQUIREMENTS_LOCK).is_file()
+    }
+
+
+def _lines(plugin_id: str, requirements: list[str], others: dict[str, list[str]]) -> list[str]:
+    """The plugin's requirements and ``others``', each line saying whose it is."""
+    owned = [(plugin_id, requirements), *others.items()]
+    return [f"{line}  # {who}" for who, lines in owned for line in lines]
 
 
 def explanation(stderr: str) -> str:

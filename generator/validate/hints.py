@@ -5,7 +5,8 @@ Tools often import their package when first called and say what to install when 
 wikipedia`."): no static reading finds those. A failed validation's messages are read for such
 hints; each names a requirement that is proposed like an undeclared import (``proposed_for``
 quotes the hint), approved with ``--approve-deps`` and then installed before one more
-validation. A name of the repository's own projects is never proposed.
+validation. A name of the repository's own projects is never proposed, nor LangGraph's server
+(``generator/inspect/server_packages.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from generator.inspect.distributions import HINT_ORIGIN, pip_install_specs
+from generator.inspect.server_packages import is_server_package
 from generator.models import Dependency
 from generator.validate.diagnosis import APPROVE_AGAIN
 from generator.validate.isolation import is_isolated
@@ -36,7 +38,8 @@ _MODULE = re.compile(r"(?:[Cc]ould not import|No module named)\s+['\"`]?([\w.-]+
 
 def hinted_requirements(report: Report, local: Collection[str] = ()) -> list[Dependency]:
     """A proposed requirement for each ``pip install`` hint of the failed checks' messages,
-    once each; none of the repository's own projects (``local``, canonical names)."""
+    once each; none of the repository's own projects (``local``, canonical names), nor
+    LangGraph's server packages."""
     found: dict[str, Dependency] = {}
     for check in report.checks:
         if check.ok:
@@ -46,7 +49,7 @@ def hinted_requirements(report: Report, local: Collection[str] = ()) -> list[Dep
                 continue
             for spec in pip_install_specs(line):
                 name = canonicalize_name(Requirement(spec).name)
-                if name not in local and name not in found:
+                if name not in local and name not in found and not is_server_package(name):
                     found[name] = Dependency(
                         name=name,
                         spec=spec,

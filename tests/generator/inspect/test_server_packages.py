@@ -31,3 +31,31 @@ def test_server_packages_are_left_out_with_a_note(
         "left out: Langgraph_Runtime_Inmem is the in-memory storage of LangGraph's server, "
         "which the runtime replaces",
     ]
+
+
+def test_server_imports_and_install_hints_are_never_proposed(
+    make_project: Callable[[dict[str, str]], Path],
+    inspect_folder: Callable[..., Inspection],
+    minimal_agent: dict[str, str],
+) -> None:
+    """An agent that starts LangGraph's server itself, or says to install its command line,
+    proposes neither; an ordinary undeclared import beside them still is."""
+    graph = minimal_agent["agent.py"]
+    files = {
+        **minimal_agent,
+        "agent.py": (
+            "import wikipedia\n"
+            "from langgraph_api.server import app\n"
+            "from langgraph_runtime_inmem import store\n"
+            "try:\n"
+            "    import langgraph_cli\n"
+            "except ImportError as exc:\n"
+            '    raise ImportError("run `pip install -U langgraph-cli[inmem]`") from exc\n'
+            f"{graph}"
+        ),
+    }
+
+    inspection = inspect_folder(make_project(files))
+
+    proposed = {d.name: d.proposed_for for d in inspection.dependencies if d.proposed_for}
+    assert proposed == {"wikipedia": "wikipedia (agent.py:1)"}

@@ -10,7 +10,8 @@ from plugin_repo import only_index, wheel
 
 from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
-from generator.validate.conflicts import check_conflicts
+from generator.validate.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
+from generator.validate.isolation import conflict_reason
 from runtime.layout import PLUGINS_FOLDER
 
 
@@ -68,6 +69,45 @@ def test_a_conflict_with_the_runtime_names_the_runtime_package(
 
     assert f"the runtime requires {langgraph}" in str(refused.value)
     assert "new requires langgraph<0.1" in str(refused.value)
+
+
+def test_a_conflict_with_the_runtime_is_named_before_other_plugins_pins(
+    tmp_path: Path, local_index: Path
+) -> None:
+    """An agent written for LangGraph 0.2 pins LangSmith too; the plugins already sharing the
+    environment pin a newer LangSmith. Resolved all together, uv names the LangSmith pins; the
+    real cause is the runtime's LangGraph, so that is the conflict named."""
+    wheel(local_index, "langsmith", "langsmith", "0.1.0")
+    wheel(local_index, "langsmith", "langsmith", "0.3.0")
+    root = tmp_path / "repo"
+    for plugin_id in ("first", "second", "third"):
+        with_plugin(root, plugin_id, "langsmith>=0.3")
+    langgraph = next(r for r in runtime_requirements() if r.startswith("langgraph>="))
+
+    with pytest.raises(RequirementsConflict) as refused:
+        check_conflicts(root, "new", ["langgraph<0.3", "langsmith<0.2"], local_packages=[])
+
+    assert refused.value.owners == [("new", "langgraph<0.3"), (RUNTIME_OWNER, langgraph)]
+    assert conflict_reason("new", refused.value) == (
+        f"langgraph<0.3 conflicts with the runtime's {langgraph}"
+    )
+
+
+def test_a_conflict_with_one_other_plugin_names_that_plugin_alone(
+    tmp_path: Path, local_index: Path
+) -> None:
+    """The runtime's requirements fit; of three plugins, only ``clash`` cannot share."""
+    root = with_plugin(tmp_path / "repo", "fits", "beta-pkg==1.0")
+    with_plugin(root, "clash", "gamma-pkg")
+    with_plugin(root, "also-fits", "alpha-pkg")
+
+    with pytest.raises(RequirementsConflict) as refused:
+        check_conflicts(root, "new", ["alpha-pkg"], local_packages=[])
+
+    assert refused.value.owners == [("new", "alpha-pkg"), ("clash", "gamma-pkg")]
+    assert (
+        conflict_reason("new", refused.value) == "alpha-pkg conflicts with plugin clash's gamma-pkg"
+    )
 
 
 def test_a_local_package_is_never_fetched_by_name_even_as_a_dependency(

@@ -57,6 +57,18 @@ def test_each_hint_of_a_failed_check_is_proposed_once_never_a_local_name() -> No
     ]  # desk-tools is the repository's own; "the docs say" is no ImportError
 
 
+def test_a_hint_to_install_langgraphs_server_is_never_proposed() -> None:
+    """``langgraph dev``'s packages are what the runtime replaces: a hint naming them is no
+    requirement; one beside them naming a tool's package still is."""
+    message = (
+        "ImportError: Could not import langgraph_api. Please install it with "
+        '`pip install -U "langgraph-cli[inmem]" langgraph-api wikipedia`.'
+    )
+    failed = report(CheckResult(name="turns", ok=False, summary=message))
+
+    assert [d.spec for d in hinted_requirements(failed)] == ["wikipedia"]
+
+
 def test_a_passed_check_has_no_hints() -> None:
     passed = report(CheckResult(name="import", ok=True, summary=TRACEBACK))
 
