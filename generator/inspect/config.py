@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator.errors import AgentImportError
 from generator.inspect.local_packages import (
+    SRC_LAYOUT,
     linked_folders,
     own_projects,
     package_root,
@@ -261,8 +262,8 @@ def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:
     packaging metadata, mounted as a package whose parent is on the path; the config folder and
     its ``src/`` come last.
     """
-    candidates = [p for dep in local for p in (dep / "src", dep)]
-    candidates += [folder / "src", folder]
+    candidates = [p for dep in local for p in (dep / SRC_LAYOUT, dep)]
+    candidates += [folder / SRC_LAYOUT, folder]
     candidates += [dep.parent for dep in local if is_inside(root, dep.parent)]
     roots: list[Path] = []
     for candidate in candidates:

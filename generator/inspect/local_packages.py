@@ -82,9 +82,13 @@ def own_projects(root: Path, folders: list[Path]) -> dict[str, Path]:
     return found
 
 
+#: A Python project's ``src/`` layout (not a plugin's ``src/``, ``runtime.layout.SOURCE_FOLDER``).
+SRC_LAYOUT = "src"
+
+
 def package_root(folder: Path) -> Path:
     """Where a project folder's import packages are: its ``src/`` layout, else the folder."""
-    return folder / "src" if (folder / "src").is_dir() else folder
+    return folder / SRC_LAYOUT if (folder / SRC_LAYOUT).is_dir() else folder
 
 
 def workspace_member(root: Path, base: Path, name: str) -> Path | None:

@@ -16,7 +16,7 @@ NAMES = {value for key, value in vars(layout).items() if key.isupper() and isins
 OTHER_MEANINGS = {
     ("generator/inspect/deps.py", "requirements.txt"),
     ("generator/validate/conflicts.py", "requirements.txt"),
-    ("generator/inspect/config.py", "src"),
+    ("generator/inspect/local_packages.py", "src"),
     ("generator/cli/options.py", "src"),
     ("generator/checks/contract.py", "screens"),
     ("generator/pipeline/update.py", "screens"),
