@@ -139,7 +139,7 @@ def left_for_review(
         key, fix = _last(_NEEDS_VALUE, diagnosis.summary), diagnosis.fix
     elif diagnosis.kind == "agent_bug":
         key = _last(_KEY_NAMED, diagnosis.summary)
-        fix = f"set {key!r} in agent.json where the import's \"needs a value\" line says"
+        fix = f'set {key!r} in agent.json where the import\'s "needs a value" line says'
     else:
         return diagnosis
     if key not in names:
