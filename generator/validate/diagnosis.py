@@ -21,6 +21,7 @@ which the checks cannot do offline. ``explain.py`` may have a model reword the e
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator.errors import AgentImportError
+from generator.paths import is_searched_folder
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.python_version import (
     PythonNeed,
@@ -225,8 +227,38 @@ def _to_review(failed: CheckResult, folder: Path) -> Diagnosis | None:
     )
 
 
+def own_module_file(module: str, src: Path) -> str | None:
+    """``src/...`` of the agent's own file that ``module``'s top-level name names (``prompts``
+    for ``prompts.py`` beside the graph), if the vendored repository has one: imported as a
+    top-level module, it is found only when Python starts in its folder."""
+    top = module.partition(".")[0]
+    for folder, dirs, files in os.walk(src):
+        dirs[:] = sorted(name for name in dirs if is_searched_folder(name))
+        here = Path(folder)
+        if f"{top}.py" in files or (top in dirs and (here / top / "__init__.py").is_file()):
+            found = here / (f"{top}.py" if f"{top}.py" in files else top)
+            return f"{SOURCE_FOLDER}/{found.relative_to(src).as_posix()}"
+    return None
+
+
+def own_module_fix(module: str) -> str:
+    """How to import a file of the agent's own package."""
+    return f"import it from its package (`from .{module.partition('.')[0]} import ...`)"
+
+
 def _missing_package(failed: CheckResult, text: str, folder: Path) -> Diagnosis | None:
     module = failed.missing_module or _last(_NO_MODULE, text)
+    if module is not None and (own := own_module_file(module, folder / SOURCE_FOLDER)):
+        return Diagnosis(
+            kind="agent_bug",
+            check=failed.name,
+            summary=f"module {module!r} is the agent's own file {own}, not on its import path",
+            explanation=f"The agent imports a file of its own repository as a top-level module, "
+            f"which works only when Python starts in that file's folder. LangGraph's server "
+            f"does not put the graph's folder on the import path either, and no package to "
+            f"install provides {module!r}.",
+            fix=own_module_fix(module),
+        )
     if module is not None:
         requirements = read_requirements(folder / REQUIREMENTS_FILE)
         requirement = requirement_for_module(module, requirements)

@@ -22,11 +22,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.validate import warm
 from generator.validate.additions import added_sites
-from generator.validate.diagnosis import Diagnosis, diagnose, left_for_review
+from generator.validate.diagnosis import (
+    Diagnosis,
+    diagnose,
+    left_for_review,
+    own_module_file,
+    own_module_fix,
+)
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
-from runtime.layout import REQUIREMENTS_FILE
+from runtime.layout import REQUIREMENTS_FILE, SOURCE_FOLDER
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
@@ -185,6 +191,12 @@ def _cold(
 
 
 def _missing(module: str, folder: Path) -> MissingDependency:
+    if own := own_module_file(module, folder / SOURCE_FOLDER):
+        hint = (
+            f"module {module!r} is the agent's own file {own}, not importable as a top-level "
+            f"module (LangGraph's server would not find it either): {own_module_fix(module)}"
+        )
+        return MissingDependency(module=module, requirement=None, hint=hint)
     requirement = requirement_for_module(module, read_requirements(folder / REQUIREMENTS_FILE))
     where = f"the requirement {requirement!r} in" if requirement else "a requirement missing from"
     hint = (

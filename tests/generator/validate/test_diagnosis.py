@@ -361,3 +361,40 @@ def test_a_worker_reported_key_error_on_a_value_left_for_review_is_that_warning(
     assert reviewed.summary == "not tried: the agent needs a value for 'email'"
     assert "agent-import validate assistant" in reviewed.fix
     assert other == reported
+
+
+def test_a_sibling_file_imported_as_a_top_level_module_is_named_as_the_agents_own(
+    tmp_path: Path,
+) -> None:
+    """``from prompts import ...`` beside the graph: no package provides it and LangGraph's server
+    would not find it either, so the fix is the import, never ``--approve-deps``."""
+    graph = (
+        "from langchain_core.messages import AIMessage\n"
+        "from langgraph.graph import END, START, MessagesState, StateGraph\n\n"
+        "from prompts import GREETING\n\n\n"
+        "def answer(state: MessagesState):\n"
+        "    return {'messages': [AIMessage(content=GREETING)]}\n\n\n"
+        "builder = StateGraph(MessagesState)\n"
+        "builder.add_node('answer', answer)\n"
+        "builder.add_edge(START, 'answer')\n"
+        "builder.add_edge('answer', END)\n"
+        "graph = builder.compile()\n"
+    )
+    files = {
+        "langgraph.json": config("./research/agent.py:graph"),
+        "pyproject.toml": pyproject("diag_sibling", "langgraph>=1.0"),
+        "README.md": "A small agent.\n",
+        "research/agent.py": graph,
+        "research/prompts.py": 'GREETING = "Hello."\n',
+    }
+    repo = runtime_repo(tmp_path / "repo")
+    with pytest.raises(ValidationFailed) as failed:
+        import_agent(options(agent_repo(tmp_path / "agent", files), "sibling"), root=repo)
+    report = failed.value.report
+    diagnosis = report.diagnosis
+
+    assert "the agent's own file src/research/prompts.py" in str(failed.value)
+    assert "--approve-deps" not in str(failed.value)
+    assert diagnosis is not None
+    assert (diagnosis.kind, diagnosis.check) == ("agent_bug", "import")
+    assert "from .prompts import" in diagnosis.fix
