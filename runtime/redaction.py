@@ -331,8 +331,9 @@ class StreamMasker:
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
-        match = _OPEN_END.search(text)  # always matches, if only the empty end
-        cut = match.start() if match is not None else len(text)
+        match = _OPEN_END.search(text)
+        assert match is not None  # it matches the empty end at least
+        cut = match.start()
         self._held = text[cut:]
         return redact_card_numbers(text[:cut])
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from generator.pipeline.importer import ImportResult, import_agent
+from runtime.adapters.breakpoints import says_continue
 from runtime.client import RuntimeClient
 from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
@@ -92,6 +93,21 @@ def heard(frames: list[dict[str, Any]]) -> str:
     (voice,), (final,) = texts.values()
     assert voice == final
     return final
+
+
+@pytest.mark.parametrize(
+    ("said", "goes_on"),
+    [
+        ("continue", True),
+        ("Yes!", True),
+        ("go ahead", True),
+        ("no", False),
+        ("don't continue", False),
+        ("spring tides", False),
+    ],
+)
+def test_says_continue_takes_the_yes_words_of_approvals(said: str, goes_on: bool) -> None:
+    assert says_continue(said) is goes_on
 
 
 def test_validation_hears_the_pause(imported: tuple[Path, ImportResult]) -> None:
