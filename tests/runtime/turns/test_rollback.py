@@ -1,0 +1,101 @@
+"""``TurnWrites`` masks what a turn writes, and walks a conversation's history only once."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+import pytest
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+
+from runtime.redaction import redact_values
+from runtime.turns import rollback
+from runtime.turns.engine import DURABILITY
+from runtime.turns.rollback import TurnWrites
+
+CARD = "4111 1111 1111 1111"
+
+
+class Chat(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+def reply(state: Chat) -> dict[str, Any]:
+    return {"messages": [AIMessage(f"you said: {state['messages'][-1].content}")]}
+
+
+def chat(saver: SqliteSaver) -> Any:
+    """A conversation graph: each turn adds the customer's message and a reply."""
+    graph = StateGraph(Chat).add_node("reply", reply).add_edge(START, "reply")
+    return graph.add_edge("reply", END).compile(checkpointer=saver)
+
+
+@pytest.fixture
+def saver(tmp_path: Path) -> Iterator[SqliteSaver]:
+    conn = sqlite3.connect(tmp_path / "sessions.db", check_same_thread=False)
+    yield SqliteSaver(conn)
+    conn.close()
+
+
+def turn(graph: Any, saver: SqliteSaver, thread: str, text: str) -> TurnWrites:
+    """One committed turn, as the engine runs it: its writes held, then written through."""
+    writes = TurnWrites(saver)
+    config: RunnableConfig = {
+        "configurable": {"thread_id": thread, CONFIG_KEY_CHECKPOINTER: writes}
+    }
+    graph.invoke({"messages": [HumanMessage(text)]}, config, durability=DURABILITY)
+    writes.commit()
+    return writes
+
+
+def test_the_history_is_not_walked_again_and_what_the_turn_adds_is_masked(
+    saver: SqliteSaver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = chat(saver)
+    thread = uuid.uuid4().hex
+    for n in range(5):
+        turn(graph, saver, thread, f"hello {n}")
+    history = {
+        m.id for m in graph.get_state({"configurable": {"thread_id": thread}}).values["messages"]
+    }
+    walked: list[Any] = []
+
+    def recording(value: Any) -> Any:
+        walked.append(value)
+        return redact_values(value)
+
+    monkeypatch.setattr(rollback, "redact_values", recording)
+    turn(graph, saver, thread, f"my card is {CARD}")
+
+    messages = graph.get_state({"configurable": {"thread_id": thread}}).values["messages"]
+    assert [m.content for m in messages[-2:]] == [
+        "my card is ****1111",
+        "you said: my card is ****1111",
+    ]
+    assert len(messages) == 12
+    walked_ids = {getattr(value, "id", None) for value in walked}
+    assert walked_ids.isdisjoint(history)  # the ten stored messages were masked when written
+    assert all(not isinstance(value, list) or not value for value in walked)
+
+
+def test_a_stored_conversation_holds_no_card_number(saver: SqliteSaver) -> None:
+    graph = chat(saver)
+    thread = uuid.uuid4().hex
+    for text in ("hi", f"card {CARD}", "and again", f"{CARD} once more"):
+        turn(graph, saver, thread, text)
+    stored = saver.conn.execute("SELECT checkpoint FROM checkpoints").fetchall()
+    assert stored
+    assert all(b"4111 1111" not in row[0] and b"4111111111111111" not in row[0] for row in stored)
+    contents = [
+        m.content
+        for m in graph.get_state({"configurable": {"thread_id": thread}}).values["messages"]
+    ]
+    assert contents[-2:] == ["****1111 once more", "you said: ****1111 once more"]
