@@ -270,7 +270,7 @@ class TurnEngine:
         try:
             if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
                 raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
-            async with aclosing(self._run(inputs, config, guard, events=events)) as run:
+            async with aclosing(self._run(inputs, config, guard, writes, events=events)) as run:
                 async for item in run:
                     if isinstance(item, _Done):
                         state, interrupted = item.state, item.interrupted
@@ -301,8 +301,6 @@ class TurnEngine:
             ]
             result = TurnResult(outbox, state, waiting)
         self._spend(guard.tokens)
-        if result.error is None:
-            await asyncio.to_thread(writes.commit)
         yield TurnFinished(result)
 
     async def _agent_error(self, exc: Exception) -> TurnResult:
@@ -399,12 +397,20 @@ class TurnEngine:
             spent[self.session_id] = spent.get(self.session_id, 0) + tokens
 
     async def _run(
-        self, inputs: Any, config: RunnableConfig, guard: TurnGuard, *, events: bool
+        self,
+        inputs: Any,
+        config: RunnableConfig,
+        guard: TurnGuard,
+        writes: TurnWrites,
+        *,
+        events: bool,
     ) -> AsyncGenerator[Chunk | _Done, None]:
         """Run the graph in a worker thread (checkpointers and nodes may block) until the
         deadline: with ``events``, its ``messages`` and ``updates`` chunks as they come; last,
-        ``_Done``. Once cancelled (the deadline, a limit, this iterator closed) the run stops at
-        its next step or callback, and its writes are never committed."""
+        ``_Done``. A run that went to its end commits its ``writes`` in that thread before
+        ``_Done`` (``guard.finish``: nothing stops it after that). Once cancelled first (the
+        deadline, a limit, this iterator closed) the run stops at its next step or callback, and
+        its writes are never committed."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Chunk | _Done | _Failure] = asyncio.Queue()
         policy = self.plugin.run_policy
@@ -442,13 +448,17 @@ class TurnEngine:
                         done.interrupted = done.interrupted or not namespace
                     elif events:
                         put((namespace, mode, payload))
+                if guard.finish():
+                    writes.commit()
             except BaseException as exc:
                 put(_Failure(exc))
             else:
                 put(done)
 
         def deadline() -> None:
-            put(_Failure(guard.stop("deadline_exceeded", f"over {policy.deadline_s} s")))
+            stopped = guard.stop("deadline_exceeded", f"over {policy.deadline_s} s")
+            if stopped is guard.stopped:  # not once the run has finished
+                put(_Failure(stopped))
 
         timer = loop.call_later(policy.deadline_s, deadline)
         loop.run_in_executor(None, contextvars.copy_context().run, work)

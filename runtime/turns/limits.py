@@ -12,6 +12,7 @@ already checked by the drain.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Literal
 from uuid import UUID
 
@@ -62,20 +63,40 @@ class TurnGuard(BaseCallbackHandler):
         self.stopped: TurnStopped | None = None
         #: Lent to the run (``graph.stream(control=...)``) and, through it, to its subgraphs.
         self.control = RunControl()
+        #: Set by ``finish``: the run went to its end and is being kept; nothing stops it now.
+        self.finished = False
+        # The run's thread finishes while the event loop may stop or cancel: one of them wins.
+        self._ending = threading.Lock()
 
     @property
     def cancelled(self) -> bool:
         return bool(self.control.drain_requested)
 
     def stop(self, code: ErrorCode, message: str) -> TurnStopped:
-        """Record why the turn stops (the first reason wins) and cancel what still runs."""
-        if self.stopped is None:
-            self.stopped = TurnStopped(code, message)
-        self.cancel()
-        return self.stopped
+        """Record why the turn stops (the first reason wins) and cancel what still runs. Once the
+        turn has finished, nothing is recorded: the exception returned is nobody's."""
+        with self._ending:
+            if self.finished:
+                return TurnStopped(code, message)
+            if self.stopped is None:
+                self.stopped = TurnStopped(code, message)
+            self._drain()
+            return self.stopped
 
     def cancel(self) -> None:
         """Stop the run at its next step: nobody waits for it any more."""
+        with self._ending:
+            if not self.finished:
+                self._drain()
+
+    def finish(self) -> bool:
+        """Claim the end of a run that went to its end, so its writes can be kept: False when the
+        turn was stopped or cancelled first; once True, it cannot be any more."""
+        with self._ending:
+            self.finished = self.stopped is None and not self.cancelled
+            return self.finished
+
+    def _drain(self) -> None:
         self.control.request_drain("cancelled")
 
     def check(self) -> None:

@@ -6,6 +6,11 @@ import sys
 import time
 from collections.abc import Callable
 
+import pytest
+
+from runtime.policy import RunPolicy
+from runtime.turns.limits import TurnGuard
+from runtime.turns.rollback import TurnWrites
 from tests.runtime.turns.conftest import Driver
 
 Drive = Callable[..., Driver]
@@ -79,3 +84,38 @@ def test_the_token_budget_is_per_session_and_counts_failed_turns(drive: Drive) -
     refused = chatty.say("and now?")
     assert refused.error is not None and refused.error.code == "budget_exhausted"
     assert drive("chatty", session_id="other").say("rate?").error is None
+
+
+def test_a_finished_turn_is_kept_when_its_commit_outlasts_the_deadline(
+    drive: Drive, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's thread commits what it finished; a deadline passing meanwhile undoes nothing."""
+    runaway = drive("runaway")
+    runaway.start()
+    commit = TurnWrites.commit
+
+    def slow(writes: TurnWrites) -> None:
+        time.sleep(runaway.engine.plugin.run_policy.deadline_s + 0.3)
+        commit(writes)
+
+    monkeypatch.setattr(TurnWrites, "commit", slow)
+    kept = runaway.say("hello")
+    assert kept.error is None
+    assert said(kept) == ["hello after 2 steps"]
+    monkeypatch.setattr(TurnWrites, "commit", commit)
+    assert said(runaway.say("next")) == ["next after 3 steps"]  # the slow turn was kept
+
+
+def test_a_turn_ends_one_way_finished_or_stopped() -> None:
+    finished = TurnGuard(RunPolicy(), tokens_before=0)
+    assert finished.finish()
+    finished.stop("deadline_exceeded", "too late")
+    finished.cancel()
+    assert finished.stopped is None and not finished.cancelled
+    stopped = TurnGuard(RunPolicy(), tokens_before=0)
+    first = stopped.stop("deadline_exceeded", "in time")
+    assert not stopped.finish()
+    assert stopped.stopped is first and stopped.cancelled
+    abandoned = TurnGuard(RunPolicy(), tokens_before=0)
+    abandoned.cancel()
+    assert not abandoned.finish()
