@@ -15,7 +15,7 @@ the database, whichever node wrote it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -82,11 +82,6 @@ class TurnWrites(SyncBackedSaver[Any]):
         self._held: dict[Key, CheckpointTuple] = {}
         self._latest: dict[tuple[str, str], str] = {}
         self._writes: dict[Key, list[PendingWrite]] = {}
-        #: Values known to hold no card number, by id (kept here, so no other object takes the
-        #: id): the items of list channels read back from ``inner``, which holds only masked
-        #: values, and what this turn masked. A conversation's messages then cost a walk of what
-        #: the turn added at each checkpoint, not of the whole history again.
-        self._masked: dict[int, Any] = {}
 
     def commit(self) -> None:
         """Write the turn's checkpoints and writes through to the runtime's checkpointer."""
@@ -123,10 +118,6 @@ class TurnWrites(SyncBackedSaver[Any]):
         found = held or self.inner.get_tuple(config)
         if found is None:
             return None
-        if held is None:
-            for value in found.checkpoint["channel_values"].values():
-                if type(value) is list:
-                    self._remember(value)
         extra = self._writes.get((thread, ns, found.checkpoint["id"]))
         if not extra:
             return found
@@ -155,7 +146,7 @@ class TurnWrites(SyncBackedSaver[Any]):
         # Only the channels this checkpoint changes: the others were masked when written (and
         # are what savers store again only by reference, as ``new_versions`` tells them).
         values = kept["channel_values"]
-        values.update({k: self._mask(values[k]) for k in new_versions if k in values})
+        values.update({k: redact_values(values[k]) for k in new_versions if k in values})
         saved: RunnableConfig = {
             "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
         }
@@ -181,23 +172,12 @@ class TurnWrites(SyncBackedSaver[Any]):
     ) -> None:
         thread, ns = _where(config)
         key = (thread, ns, str(get_checkpoint_id(config)))
-        writes = [(channel, self._mask(value)) for channel, value in writes]
+        writes = [(channel, redact_values(value)) for channel, value in writes]
         self._writes[key] = merge_writes(
             self._writes.get(key, []), [(task_id, c, v) for c, v in writes]
         )
         write = partial(self.inner.put_writes, config, list(writes), task_id, task_path)
         self._log.append(((thread, ns), write))
-
-    def _mask(self, value: Any) -> Any:
-        """``value`` with its card numbers masked; a list's items known masked are skipped."""
-        if type(value) is not list:
-            return redact_values(value)
-        masked = [item if id(item) in self._masked else redact_values(item) for item in value]
-        self._remember(masked)
-        return value if all(a is b for a, b in zip(masked, value, strict=True)) else masked
-
-    def _remember(self, items: Iterable[Any]) -> None:
-        self._masked.update((id(item), item) for item in items)
 
     def get_next_version(self, current: Any, channel: None) -> Any:
         return self.inner.get_next_version(current, channel)
