@@ -34,7 +34,7 @@ from runtime.observability import run_config
 from runtime.persistence import open_persistence
 from runtime.settings import Settings
 from runtime.turns import TurnEngine, TurnRequest
-from runtime.turns.engine import DURABILITY
+from runtime.turns.runs import DURABILITY
 
 from .bench_runtime import MORTGAGE_TURN, percentile
 

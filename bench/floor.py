@@ -23,7 +23,7 @@ from runtime.discovery import discover
 from runtime.observability import run_config
 from runtime.persistence import MEMORY, open_persistence
 from runtime.plugin import PluginBase
-from runtime.turns.engine import DURABILITY
+from runtime.turns.runs import DURABILITY
 
 CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
 

@@ -99,6 +99,11 @@ class Persistence:
     store: BaseStore
 
 
+def waits_on_network(checkpointer: BaseCheckpointSaver[Any]) -> bool:
+    """Whether every call of ``checkpointer`` is a round trip to a server (PostgreSQL)."""
+    return isinstance(checkpointer, PostgresCheckpointer)
+
+
 def check_url(url: str) -> str:
     """``url`` if it names a backend, else ``ValueError`` (never echoing a password)."""
     if url == MEMORY or (url.startswith(SQLITE_PREFIX) and url != SQLITE_PREFIX):

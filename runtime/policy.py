@@ -32,3 +32,11 @@ class RunPolicy(BaseModel):
     interrupt_after: tuple[str, ...] = Field(
         default=(), description="Nodes whose result waits for the customer's approval."
     )
+    on_event_loop: bool = Field(
+        default=False,
+        description=(
+            "Run turns on the server's event loop thread, not a worker thread: only for graphs "
+            "whose nodes never wait (no model, network, file or sleep); the deadline is then "
+            "checked between steps (see runtime.turns.runs)."
+        ),
+    )

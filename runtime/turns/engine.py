@@ -6,7 +6,6 @@ See the package docstring (``runtime.turns``) for how a transport drives it.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -16,24 +15,23 @@ from typing import Any, Final, cast
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
-from langgraph.types import Command, StateSnapshot, StreamMode
+from langgraph.types import Command, StateSnapshot
 
 from runtime.context import RuntimeContext
 from runtime.contracts import CommonState, Mode, PendingAction, ServerEventDict, event
 from runtime.discovery import Graph
 from runtime.observability import run_config
+from runtime.persistence import waits_on_network
 from runtime.plugin import PluginBase
 from runtime.redaction import redact_values
 from runtime.turns.approvals import approval_events
 from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
 from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
 from runtime.turns.rollback import TurnWrites
+from runtime.turns.runs import Run, RunEnd, in_thread, on_event_loop
 
 logger = logging.getLogger(__name__)
 
-#: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
-#: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
-DURABILITY: Final = "exit"
 #: The id prefix of a breakpoint (``interrupt_before`` / ``interrupt_after``) waiting for approval.
 BREAKPOINT: Final = "breakpoint:"
 #: Where a run's ``RunExtras`` sit in ``config["configurable"]`` (read them with ``run_extras``).
@@ -128,23 +126,6 @@ class Opening:
 
     state: dict[str, Any]
     interrupts: tuple[PendingInterrupt, ...]
-
-
-@dataclass(frozen=True)
-class _Failure:
-    error: BaseException
-
-
-@dataclass
-class _Done:
-    """A run's end: the plugin's state, and whether it stopped on an interrupt."""
-
-    state: dict[str, Any]
-    interrupted: bool
-
-
-#: A chunk of LangGraph's stream: (namespace, mode, payload).
-Chunk = tuple[tuple[str, ...], str, Any]
 
 
 class TurnEngine:
@@ -270,9 +251,11 @@ class TurnEngine:
         try:
             if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
                 raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
-            async with aclosing(self._run(inputs, config, guard, writes, events=events)) as run:
-                async for item in run:
-                    if isinstance(item, _Done):
+            run = Run(self.graph, inputs, config, policy, guard, writes, events)
+            driven = on_event_loop(run) if self._on_event_loop() else in_thread(run)
+            async with aclosing(driven) as items:
+                async for item in items:
+                    if isinstance(item, RunEnd):
                         state, interrupted = item.state, item.interrupted
                         continue
                     namespace, mode, payload = item
@@ -376,6 +359,12 @@ class TurnEngine:
             "recursion_limit": policy.recursion_limit,
         }
 
+    def _on_event_loop(self) -> bool:
+        """Whether this plugin's runs belong on the event loop's thread (``runtime.turns.runs``):
+        never over a checkpointer on the network, whose every call would hold up the loop."""
+        checkpointer = self.context.registry.checkpointer
+        return self.plugin.run_policy.on_event_loop and not waits_on_network(checkpointer)
+
     def _tokens(self) -> int | None:
         return self.context.tokens_spent.get(self.session_id)
 
@@ -395,83 +384,3 @@ class TurnEngine:
         if tokens:
             spent = self.context.tokens_spent
             spent[self.session_id] = spent.get(self.session_id, 0) + tokens
-
-    async def _run(
-        self,
-        inputs: Any,
-        config: RunnableConfig,
-        guard: TurnGuard,
-        writes: TurnWrites,
-        *,
-        events: bool,
-    ) -> AsyncGenerator[Chunk | _Done, None]:
-        """Run the graph in a worker thread (checkpointers and nodes may block) until the
-        deadline: with ``events``, its ``messages`` and ``updates`` chunks as they come; last,
-        ``_Done``. A run that went to its end commits its ``writes`` in that thread before
-        ``_Done`` (``guard.finish``: nothing stops it after that). Once cancelled first (the
-        deadline, a limit, this iterator closed) the run stops at its next step or callback, and
-        its writes are never committed."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Chunk | _Done | _Failure] = asyncio.Queue()
-        policy = self.plugin.run_policy
-        # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
-        modes: list[StreamMode] = (
-            ["updates", "values", "messages"] if events else ["updates", "values"]
-        )
-
-        def put(item: Chunk | _Done | _Failure) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the event loop is gone (server shutdown)
-                guard.cancel()
-
-        def work() -> None:
-            done = _Done({}, False)
-            try:
-                for chunk in self.graph.stream(
-                    inputs,
-                    config,
-                    stream_mode=modes,
-                    subgraphs=events,
-                    durability=DURABILITY,
-                    control=guard.control,
-                    interrupt_before=list(policy.interrupt_before) or None,
-                    interrupt_after=list(policy.interrupt_after) or None,
-                ):
-                    if guard.cancelled:
-                        break  # stopped by a limit (the turn reads guard.stopped) or abandoned
-                    namespace, mode, payload = cast(Chunk, chunk if events else ((), *chunk))
-                    if mode == "values":
-                        if not namespace:
-                            done.state = payload
-                    elif mode == "updates" and "__interrupt__" in payload:
-                        done.interrupted = done.interrupted or not namespace
-                    elif events:
-                        put((namespace, mode, payload))
-                if guard.finish():
-                    writes.commit()
-            except BaseException as exc:
-                put(_Failure(exc))
-            else:
-                put(done)
-
-        def deadline() -> None:
-            stopped = guard.stop("deadline_exceeded", f"over {policy.deadline_s} s")
-            if stopped is guard.stopped:  # not once the run has finished
-                put(_Failure(stopped))
-
-        timer = loop.call_later(policy.deadline_s, deadline)
-        loop.run_in_executor(None, contextvars.copy_context().run, work)
-        ended = False
-        try:
-            while not ended:
-                item = await queue.get()
-                if isinstance(item, _Failure):
-                    ended = True
-                    raise item.error
-                ended = isinstance(item, _Done)
-                yield item
-        finally:
-            timer.cancel()
-            if not ended:  # the transport stopped listening: stop the run
-                guard.cancel()

@@ -11,8 +11,15 @@ import pytest
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from psycopg_pool import ConnectionPool
 
-from runtime.persistence import PersistenceError, open_persistence, redacted
+from runtime.persistence import (
+    PersistenceError,
+    PostgresCheckpointer,
+    open_persistence,
+    redacted,
+    waits_on_network,
+)
 from runtime.plugin_store import PluginStore
 
 
@@ -130,3 +137,15 @@ def test_opening_an_unreachable_postgres_fails_in_one_line_without_the_password(
 )
 def test_urls_are_logged_without_their_password(url: str, shown: str) -> None:
     assert redacted(url) == shown
+
+
+def test_only_a_postgresql_checkpointer_waits_on_the_network(tmp_path: Path) -> None:
+    """What keeps an ``on_event_loop`` plugin's runs in a worker thread all the same."""
+    with (
+        open_persistence("memory") as memory,
+        open_persistence(f"sqlite:{tmp_path / 'db'}") as file,
+    ):
+        assert not waits_on_network(memory.checkpointer)
+        assert not waits_on_network(file.checkpointer)
+    pool: ConnectionPool[Any] = ConnectionPool("postgresql://db.invalid/sessions", open=False)
+    assert waits_on_network(PostgresCheckpointer(pool))

@@ -13,6 +13,7 @@ from runtime.plugin import PluginBase
 from runtime.plugins.lost_card import DESCRIPTION, PLUGIN_ID, TITLE
 from runtime.plugins.lost_card.graph import build_graph
 from runtime.plugins.lost_card.state import LostCardState, Step
+from runtime.policy import RunPolicy
 
 
 class _ActionData(BaseModel):
@@ -59,6 +60,8 @@ ACTION_DATA: dict[str, type[_ActionData]] = {
 class LostCardPlugin(PluginBase):
     plugin_id = PLUGIN_ID
     title = TITLE
+    # Its nodes only compute: no model, no network (see runtime.turns.runs).
+    run_policy = RunPolicy(on_event_loop=True)
     description = DESCRIPTION
     actions = tuple(ACTION_DATA)
 

@@ -11,11 +11,14 @@ from runtime.plugins.mortgage import DESCRIPTION, PLUGIN_ID, TITLE
 from runtime.plugins.mortgage.dialogue import GREETING, Conversation
 from runtime.plugins.mortgage.graph import build_graph
 from runtime.plugins.mortgage.products import product_by_id
+from runtime.policy import RunPolicy
 
 
 class MortgagePlugin(PluginBase):
     plugin_id = PLUGIN_ID
     title = TITLE
+    # Its nodes only compute: no model, no network (see runtime.turns.runs).
+    run_policy = RunPolicy(on_event_loop=True)
     description = DESCRIPTION
     actions = ("select_product", "start_over")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 
@@ -16,6 +17,19 @@ from tests.runtime.turns.conftest import Driver
 Drive = Callable[..., Driver]
 
 
+@pytest.fixture(params=[False, True], ids=["worker thread", "event loop"])
+def runaway(
+    request: pytest.FixtureRequest, drive: Drive, monkeypatch: pytest.MonkeyPatch
+) -> Driver:
+    """The runaway plugin, its turns run in a worker thread or on the event loop's thread: the
+    limits and the rollback hold either way (``runtime.turns.runs``)."""
+    driver = drive("runaway")
+    kind = type(driver.engine.plugin)
+    policy = kind.run_policy.model_copy(update={"on_event_loop": request.param})
+    monkeypatch.setattr(kind, "run_policy", policy)
+    return driver
+
+
 def said(driver_result: object) -> list[str]:
     outbox = driver_result.outbox  # type: ignore[attr-defined]
     return [e["payload"]["text"] for e in outbox if e["type"] == "server.voice.say"]
@@ -27,9 +41,8 @@ def codes(result: object) -> list[str]:
 
 
 def test_a_runaway_loop_is_stopped_at_the_recursion_limit_and_leaves_no_trace(
-    drive: Drive,
+    runaway: Driver,
 ) -> None:
-    runaway = drive("runaway")
     runaway.start()
     assert said(runaway.say("hello")) == ["hello after 2 steps"]
     started = time.monotonic()
@@ -43,16 +56,14 @@ def test_a_runaway_loop_is_stopped_at_the_recursion_limit_and_leaves_no_trace(
     assert said(runaway.say("again")) == ["again after 3 steps"]
 
 
-def test_an_exception_halfway_leaves_no_trace(drive: Drive) -> None:
-    runaway = drive("runaway")
+def test_an_exception_halfway_leaves_no_trace(runaway: Driver) -> None:
     runaway.start()
     failed = runaway.say("half way")
     assert failed.error is not None and failed.error.code == "agent_error"
     assert said(runaway.say("next")) == ["next after 2 steps"]
 
 
-def test_the_deadline_stops_the_turn_and_its_graph(drive: Drive) -> None:
-    runaway = drive("runaway")
+def test_the_deadline_stops_the_turn_and_its_graph(runaway: Driver) -> None:
     runaway.start()
     started = time.monotonic()
     late = runaway.say("crawl on")
@@ -87,10 +98,9 @@ def test_the_token_budget_is_per_session_and_counts_failed_turns(drive: Drive) -
 
 
 def test_a_finished_turn_is_kept_when_its_commit_outlasts_the_deadline(
-    drive: Drive, monkeypatch: pytest.MonkeyPatch
+    runaway: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The run's thread commits what it finished; a deadline passing meanwhile undoes nothing."""
-    runaway = drive("runaway")
+    """The run commits what it finished; a deadline passing meanwhile undoes nothing."""
     runaway.start()
     commit = TurnWrites.commit
 
@@ -119,3 +129,14 @@ def test_a_turn_ends_one_way_finished_or_stopped() -> None:
     abandoned = TurnGuard(RunPolicy(), tokens_before=0)
     abandoned.cancel()
     assert not abandoned.finish()
+
+
+def test_a_plugin_runs_on_the_event_loop_thread_only_when_its_policy_says_so(
+    runaway: Driver,
+) -> None:
+    """Without events to stream (a WebSocket turn), its nodes run on the loop's own thread."""
+    steps = sys.modules[type(runaway.engine.plugin).__module__].STEP_THREADS
+    engine = runaway.engine
+    runaway.call(lambda: engine.run(engine.start()))
+    on_loop = engine.plugin.run_policy.on_event_loop
+    assert (steps[-1] == threading.get_ident()) is on_loop  # the driver's loop runs here

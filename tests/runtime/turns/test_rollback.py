@@ -16,8 +16,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
-from runtime.turns.engine import DURABILITY
 from runtime.turns.rollback import TurnWrites
+from runtime.turns.runs import DURABILITY
 
 CARD = "4111 1111 1111 1111"
 

@@ -10,6 +10,7 @@ The plugin's policy keeps the deadline short for the tests; the recursion limit 
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -21,6 +22,8 @@ from runtime.policy import RunPolicy
 
 #: Every step any session took, in order: a test reads it to see a stopped loop stays stopped.
 STEPS_TAKEN: list[str] = []
+#: The thread each step ran on (``threading.get_ident``).
+STEP_THREADS: list[int] = []
 CRAWL_S = 0.05
 
 
@@ -54,6 +57,7 @@ def steps(state: CommonState) -> int:
 def step(state: CommonState) -> dict[str, Any]:
     heard = state.get("transcript", "")
     STEPS_TAKEN.append(heard)
+    STEP_THREADS.append(threading.get_ident())
     if heard.startswith("crawl"):
         time.sleep(CRAWL_S)
     return {"domain": {"runaway": {"steps": steps(state) + 1, "heard": heard}}}

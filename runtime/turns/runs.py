@@ -1,0 +1,162 @@
+"""One run of a graph for the turn engine: in a worker thread, or on the event loop's own thread.
+
+A worker thread is the default: checkpointers and nodes may block (a model call, a tool's HTTP
+request), and the event loop must go on serving every other session meanwhile. Handing a run to a
+thread and its results back costs CPU, though, and while the run holds the GIL the event loop waits
+for it at every socket write: for a short graph that only computes, about as much as the graph
+itself (``python3 dev.py bench -- throughput``). A plugin whose nodes never wait on anything
+(``RunPolicy.on_event_loop``) runs on the event loop's thread instead, step by step, letting the
+loop serve others between steps, as LangGraph's own server runs synchronous nodes.
+
+Either way the run ends the same: a run that went to its end commits its writes before it
+reports ``RunEnd`` (``TurnGuard.finish``: nothing stops it after that); a run stopped first (the
+deadline, a limit, its reader gone) stops at its next step and its writes are never committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncGenerator, Generator
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import StreamMode
+
+from runtime.discovery import Graph
+from runtime.policy import RunPolicy
+from runtime.turns.limits import TurnGuard
+from runtime.turns.rollback import TurnWrites
+
+#: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
+#: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
+DURABILITY: Final = "exit"
+#: A chunk of LangGraph's stream: (namespace, mode, payload).
+Chunk = tuple[tuple[str, ...], str, Any]
+
+
+@dataclass
+class RunEnd:
+    """A run's end: the plugin's state, and whether it stopped on an interrupt."""
+
+    state: dict[str, Any]
+    interrupted: bool
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: BaseException
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one run is: the graph, its input and config, and how the turn bounds and keeps it."""
+
+    graph: Graph
+    inputs: Any
+    config: RunnableConfig
+    policy: RunPolicy
+    guard: TurnGuard
+    writes: TurnWrites
+    #: Hand on ``messages`` and ``updates`` chunks (of subgraphs too) as they come.
+    events: bool
+
+    def steps(self) -> Generator[Chunk | RunEnd | None, None, None]:
+        """Run the graph: per step, a chunk to hand on or ``None``; last, ``RunEnd``, once what
+        the run wrote is committed."""
+        # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
+        modes: list[StreamMode] = (
+            ["updates", "values", "messages"] if self.events else ["updates", "values"]
+        )
+        end = RunEnd({}, False)
+        for chunk in self.graph.stream(
+            self.inputs,
+            self.config,
+            stream_mode=modes,
+            subgraphs=self.events,
+            durability=DURABILITY,
+            control=self.guard.control,
+            interrupt_before=list(self.policy.interrupt_before) or None,
+            interrupt_after=list(self.policy.interrupt_after) or None,
+        ):
+            if self.guard.cancelled:
+                break  # stopped by a limit (the turn reads guard.stopped) or abandoned
+            namespace, mode, payload = cast(Chunk, chunk if self.events else ((), *chunk))
+            if mode == "values":
+                if not namespace:
+                    end.state = payload
+            elif mode == "updates" and "__interrupt__" in payload:
+                end.interrupted = end.interrupted or not namespace
+            elif self.events:
+                yield (namespace, mode, payload)
+                continue
+            yield None
+        if self.guard.finish():
+            self.writes.commit()
+        yield end
+
+    def stop_at_deadline(self) -> bool:
+        """Stop the run for its deadline; False when it had finished first."""
+        stopped = self.guard.stop("deadline_exceeded", f"over {self.policy.deadline_s} s")
+        return stopped is self.guard.stopped
+
+
+async def in_thread(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
+    """``run`` in a worker thread, its chunks handed back to the event loop as they come."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Chunk | RunEnd | _Failure] = asyncio.Queue()
+
+    def put(item: Chunk | RunEnd | _Failure) -> None:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+        except RuntimeError:  # the event loop is gone (server shutdown)
+            run.guard.cancel()
+
+    def work() -> None:
+        try:
+            for item in run.steps():
+                if item is not None:
+                    put(item)
+        except BaseException as exc:
+            put(_Failure(exc))
+
+    def deadline() -> None:
+        if run.stop_at_deadline():
+            put(_Failure(cast(BaseException, run.guard.stopped)))
+
+    timer = loop.call_later(run.policy.deadline_s, deadline)
+    loop.run_in_executor(None, contextvars.copy_context().run, work)
+    ended = False
+    try:
+        while not ended:
+            item = await queue.get()
+            if isinstance(item, _Failure):
+                ended = True
+                raise item.error
+            ended = isinstance(item, RunEnd)
+            yield item
+    finally:
+        timer.cancel()
+        if not ended:  # the transport stopped listening: stop the run
+            run.guard.cancel()
+
+
+async def on_event_loop(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
+    """``run`` on this thread, one step at a time, the loop serving others between steps. The
+    deadline is checked between steps: it stops the run at its next one."""
+    loop = asyncio.get_running_loop()
+    timer = loop.call_later(run.policy.deadline_s, run.stop_at_deadline)
+    # LangGraph sets context variables while it runs; they stay in the run's own context.
+    context = contextvars.copy_context()
+    steps = run.steps()
+    try:
+        while not isinstance(item := context.run(next, steps), RunEnd):
+            if item is not None:
+                yield item
+            await asyncio.sleep(0)
+        yield item
+    finally:
+        timer.cancel()
+        context.run(steps.close)  # a run left half way: stop it there, uncommitted
+        run.guard.cancel()
