@@ -378,7 +378,7 @@ def _redacted(value: Any) -> Any:
     shape = _shape(kind)
     if shape is _Shape.MODEL:
         # Not validated again: every value keeps its type (a string stays a string).
-        changes = _changed_fields(value)
+        changes = _changed_fields(_model_fields(value))
         return value.model_copy(update=changes) if changes else value
     if shape is _Shape.MODEL_V1:  # langchain-core 0.2's messages, among others
         changes = _changed_fields(value)
@@ -390,6 +390,16 @@ def _redacted(value: Any) -> Any:
     if shape is _Shape.OBJECT and hasattr(value, "__dict__"):
         return _rebuilt_object(value)
     return value
+
+
+def _model_fields(model: Any) -> Iterable[tuple[str, Any]]:
+    """A pydantic v2 model's fields and extra fields, as iterating it yields them but without its
+    generator: a conversation is hundreds of messages, each walked at every checkpoint."""
+    fields = getattr(model, "__dict__", None)
+    if fields is None:
+        return cast(Iterable[tuple[str, Any]], model)
+    extra = getattr(model, "__pydantic_extra__", None)
+    return [*fields.items(), *extra.items()] if extra else fields.items()
 
 
 class _Shape(enum.Enum):

@@ -47,6 +47,7 @@ from runtime.persistence import open_persistence, redacted
 from runtime.quotes import describe
 from runtime.session import Session
 from runtime.settings import Settings
+from runtime.turns.threads import share_run_threads
 from runtime.web import mount_pages
 from runtime.wire import CloseCode, close_reason
 
@@ -72,6 +73,7 @@ def create_app(
 ) -> FastAPI:
     """The runtime app. ``callbacks`` replaces the tracing handlers taken from the environment."""
     settings = settings or Settings()
+    share_run_threads()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -45,8 +45,9 @@ result carries ``TurnError(code)`` (``recursion_limit``, ``deadline_exceeded``,
 with ``server.error`` and ``state`` is the state from before the turn. Commit before telling: a
 successful turn's checkpoints are written (``TurnWrites.commit``) before ``TurnFinished`` is
 yielded, so a transport only ever delivers or audits what the database holds; a failed turn, or a
-stream closed before ``TurnFinished`` (the run is cancelled), is never written. Iterate ``stream``
-inside ``contextlib.aclosing`` so an abandoned run is cancelled at once.
+stream closed before its run finished (the run is cancelled), is never written. Iterate ``stream``
+inside ``contextlib.aclosing`` so an abandoned run is cancelled at once. Where a run runs (a worker
+thread, or the event loop's thread for a plugin whose nodes only compute) is ``runtime.turns.runs``.
 
 Engine events (``runtime.turns.events``) come from LangGraph's ``stream_mode=["messages",
 "updates", "values"]`` with ``subgraphs=True``, so an imported agent's tokens and tool calls are

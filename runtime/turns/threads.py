@@ -1,0 +1,56 @@
+"""LangGraph's background threads, kept from one run to the next.
+
+LangGraph gives each synchronous run a thread pool of its own (``BackgroundExecutor``, over
+``langchain_core``'s ``get_executor_for_config``) and, with a checkpointer, starts a thread in it
+to save the run's last checkpoint, then joins it as the run ends. Starting a thread costs about
+0.2 ms of CPU, and the run waits until the new thread is scheduled: on a busy machine,
+milliseconds, which a run on the event loop's thread (``runtime.turns.runs``) spends holding up
+every other session. ``share_run_threads`` hands LangGraph one long-lived pool instead.
+
+Nothing else changes: LangGraph still waits for each of its tasks before a run ends; the pool only
+keeps its threads for the next run. It starts a thread whenever none is idle, as a pool per run
+would, so a task waiting for another (a nested run's) never waits for a thread. A run that sets
+``max_concurrency`` gets a pool of its own, as bounded as it asked.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from typing import Final
+
+import langgraph.pregel._executor as langgraph_executor
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ContextThreadPoolExecutor, get_executor_for_config
+
+logger = logging.getLogger(__name__)
+
+#: Threads start as runs need them and stay; this only bounds a runaway.
+MAX_THREADS: Final = 1024
+
+_pool: ContextThreadPoolExecutor | None = None
+
+
+@contextmanager
+def _executor_for(config: RunnableConfig | None) -> Iterator[Executor]:
+    global _pool
+    if (config or {}).get("max_concurrency") is not None:
+        with get_executor_for_config(config) as executor:
+            yield executor
+        return
+    if _pool is None:
+        _pool = ContextThreadPoolExecutor(MAX_THREADS, thread_name_prefix="langgraph-run")
+    yield _pool
+
+
+def share_run_threads() -> None:
+    """Let every run of this process use the shared pool (the serving app does, at start-up)."""
+    current = getattr(langgraph_executor, "get_executor_for_config", None)
+    if current is _executor_for:
+        return
+    if current is not get_executor_for_config:  # a LangGraph that makes its pools otherwise
+        logger.warning("LangGraph's run pools are not where they were: each run keeps its own")
+        return
+    langgraph_executor.get_executor_for_config = _executor_for  # type: ignore[attr-defined]
