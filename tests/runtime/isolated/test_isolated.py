@@ -18,7 +18,7 @@ import pytest
 from runtime.client import RuntimeClient
 from runtime.isolated.envs import ENVS_DIR_ENV
 from tests.runtime.conftest import FIXTURE_PLUGINS, runtime_process
-from tests.runtime.isolated.conftest import CACHE, copy_plugin, vintage_plugin
+from tests.runtime.isolated.conftest import CACHE, copy_plugin, modern_plugin, pinned_plugin
 from tests.runtime.test_redaction import leaked
 
 
@@ -68,6 +68,21 @@ def test_an_agent_for_langgraph_0_2_answers_asks_and_resumes_beside_an_in_proces
             client.receive_turn()
             assert not errors(client.say("hello"))
     assert version("langgraph").startswith("1.")  # the runtime's own environment is untouched
+
+
+def test_an_agent_pinned_to_langgraph_1_0_answers_asks_and_resumes_on_its_own_langgraph(
+    plugins: Path, modern: Path
+) -> None:
+    """A minor release below the runtime's own LangGraph is a conflict too."""
+    modern_plugin(modern, plugins / "modern")
+    with (
+        runtime_process("--plugins-dir", str(plugins), "--offline-models") as address,
+        RuntimeClient(address, agent="modern") as client,
+    ):
+        client.receive_turn()
+        assert "[langgraph 1.0." in said(client.say("hello"))
+        assert said(client.say("pay alex")) == "Pay Alex? Say yes or no."
+        assert said(client.say("yes")).startswith("Paid Alex. [langgraph 1.0.")
 
 
 def test_a_crashed_worker_fails_one_turn_and_the_session_goes_on(plugins: Path) -> None:
@@ -161,7 +176,7 @@ def test_a_card_number_a_langchain_core_0_2_agent_writes_is_masked_everywhere(
 ) -> None:
     """Its messages are pydantic v1 models: masked in its own checkpoint too, which the runtime
     stores in its database as opaque bytes."""
-    vintage_plugin(envs, plugins / "vintage")
+    pinned_plugin(envs, plugins / "vintage", "vintage")
     audit = tmp_path / "audit.jsonl"
     serve = ("--plugins-dir", str(plugins), "--offline-models", "--audit-file", str(audit))
     with (
