@@ -4,25 +4,16 @@ member with no sources of its own, and ``langgraph.json``'s ``source`` form."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from plugin_repo import commit_all, git, options, runtime_repo
+from fixture_agents import fixture_repo
+from plugin_repo import options, runtime_repo
 
 from generator.pipeline.importer import import_agent
 from generator.validate.environment import env_python
 from runtime.layout import PLUGINS_FOLDER
-
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "uv_source_workspace"
-
-
-def workspace_repo(path: Path) -> Path:
-    shutil.copytree(FIXTURE, path, ignore=shutil.ignore_patterns("expected.json"))
-    git(path, "init", "--quiet", "--initial-branch=main")
-    commit_all(path, "workspace")
-    return path
 
 
 @pytest.mark.slow
@@ -30,7 +21,7 @@ def test_the_workspace_shared_is_vendored_never_installed_from_the_index(
     tmp_path: Path, index_with_a_public_shared: Path
 ) -> None:
     repo = runtime_repo(tmp_path / "repo")
-    agent = workspace_repo(tmp_path / "agent")
+    agent = fixture_repo("uv_source_workspace", tmp_path / "agent")
 
     result = import_agent(options(agent, "ops", approve_deps=True), root=repo)
 

@@ -10,20 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from plugin_repo import commit_all, git, only_index, options, runtime_repo, tree, wheel
+from fixture_agents import fixture_repo
+from plugin_repo import only_index, options, runtime_repo, tree, wheel
 
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.environment import env_dir, env_python
 from runtime.layout import PLUGINS_FOLDER
-
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "lazy_tool_import"
-
-
-def librarian_repo(path: Path) -> Path:
-    shutil.copytree(FIXTURE, path, ignore=shutil.ignore_patterns("expected.json"))
-    git(path, "init", "--quiet", "--initial-branch=main")
-    commit_all(path, "librarian")
-    return path
 
 
 @pytest.fixture
@@ -38,7 +30,7 @@ def local_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.slow
 def test_an_unapproved_hint_fails_naming_the_requirement_and_the_flag(tmp_path: Path) -> None:
     repo = runtime_repo(tmp_path / "repo")
-    agent = librarian_repo(tmp_path / "agent")
+    agent = fixture_repo("lazy_tool_import", tmp_path / "agent")
 
     with pytest.raises(ValidationFailed, match=r"'encyclo-lite'.*--approve-deps") as failure:
         import_agent(options(agent, "librarian", dry_run=True), root=repo)
@@ -62,7 +54,7 @@ def test_an_approved_hint_is_recorded_installed_and_validated_again(
     tmp_path: Path, local_index: Path
 ) -> None:
     repo = runtime_repo(tmp_path / "repo")
-    agent = librarian_repo(tmp_path / "agent")
+    agent = fixture_repo("lazy_tool_import", tmp_path / "agent")
 
     result = import_agent(options(agent, "librarian", approve_deps=True), root=repo)
 
@@ -91,7 +83,7 @@ def test_an_approved_hint_is_recorded_installed_and_validated_again(
 @pytest.mark.slow
 def test_a_dry_run_with_approval_says_the_import_would_add_the_hint(tmp_path: Path) -> None:
     repo = runtime_repo(tmp_path / "repo")
-    agent = librarian_repo(tmp_path / "agent")
+    agent = fixture_repo("lazy_tool_import", tmp_path / "agent")
 
     with pytest.raises(ValidationFailed) as failure:
         import_agent(options(agent, "librarian", dry_run=True, approve_deps=True), root=repo)
@@ -112,7 +104,7 @@ def test_agent_import_validate_approves_a_hint_as_the_import_does(
     """The plugin's requirements.txt lost the hinted line (and its validation environment is
     gone): validate names it and how to approve it; --approve-deps adds it and passes."""
     repo = runtime_repo(tmp_path / "repo")
-    agent = librarian_repo(tmp_path / "agent")
+    agent = fixture_repo("lazy_tool_import", tmp_path / "agent")
     import_agent(options(agent, "librarian", approve_deps=True), root=repo)
     requirements = repo / PLUGINS_FOLDER / "librarian" / "requirements.txt"
     requirements.write_text(requirements.read_text().replace("encyclo-lite\n", ""))

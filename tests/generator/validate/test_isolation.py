@@ -7,6 +7,7 @@ runtime's LangGraph (1.x) excludes. It is imported once per session, its environ
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import subprocess
@@ -39,21 +40,26 @@ from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
 OLD_PIN = "langgraph>=0.2.57,<0.3"
-#: A tool's helper that imports its package when first called and says what to install when it
-#: is missing, in a message built at run time: only running the agent shows what it needs.
-LAZY = """
-import importlib
+#: The lazy librarian's tools (a fixture agent), whose helper ``_require`` imports a tool's package
+#: when first called and says what to install when it is missing, in a message built at run time.
+LIBRARIAN_TOOLS = (
+    Path(__file__).resolve().parents[2] / "fixtures/agents/lazy_tool_import/lazy_librarian/tools.py"
+)
 
 
-def required(module: str, package: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(
-            f"Could not import {module} python package. "
-            f"Please install it with `pip install {package}`."
-        ) from exc
-"""
+def lazy_module() -> str:
+    """The librarian's ``_require`` alone, as a module: only running the agent shows what it
+    needs (the librarian's tools, left out, name a package in a hint inspection reads)."""
+    source = LIBRARIAN_TOOLS.read_text()
+    kept = [
+        ast.get_source_segment(source, node)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Import) or getattr(node, "name", None) == "_require"
+    ]
+    return "\n\n\n".join(segment for segment in kept if segment) + "\n"
+
+
+LAZY = lazy_module()
 
 
 def lazy_graph(package: str, module: str, distribution: str) -> str:
@@ -62,7 +68,7 @@ def lazy_graph(package: str, module: str, distribution: str) -> str:
         from langchain_core.messages import AIMessage, HumanMessage
         from langgraph.graph import END, START, MessagesState, StateGraph
 
-        from {package}.lazy import required
+        from {package}.lazy import _require as required
 
 
         def answer(state: MessagesState):
@@ -109,7 +115,7 @@ def old_agent(package: str, *, pin: str = OLD_PIN, asks: str | None = None) -> d
             from langchain_core.messages import AIMessage, HumanMessage
             from langgraph.graph import END, START, MessagesState, StateGraph
 
-            from {package}.lazy import required
+            from {package}.lazy import _require as required
             from {package}.schema import Reply
 
 

@@ -21,74 +21,13 @@ from runtime.settings import Settings
 from tests.generator.plugin_repo import agent_repo, config, options, runtime_repo
 from tests.runtime.agui.official_client import AguiClient
 from tests.runtime.agui.wire import post_run
+from tests.runtime.scripted_models import location_agent
 
 ANSWER = "You are at 53.41, -2.99."
 COPILOT_AGENT = {
     "langgraph.json": config("./graph.py:graph"),
     "LICENSE": "MIT License\n",
-    "graph.py": """
-        import json
-
-        from langchain_core.language_models import BaseChatModel
-        from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
-        from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-        from langgraph.graph import END, START, MessagesState, StateGraph
-
-
-        class State(MessagesState):
-            tools: list  # the frontend tools, as ag-ui-langgraph passes them
-
-
-        class Scripted(BaseChatModel):
-            '''Asks the device where it is when it can, then says where that is, word by word.'''
-
-            @property
-            def _llm_type(self):
-                return "scripted"
-
-            def _chunks(self, messages, tools):
-                last = messages[-1]
-                if isinstance(last, ToolMessage):
-                    where = json.loads(last.content)
-                    text = f"You are at {where['lat']:.2f}, {where['lon']:.2f}."
-                    words = text.split(" ")
-                    return [AIMessageChunk(content=w if i == 0 else " " + w)
-                            for i, w in enumerate(words)]
-                if "get_location" in tools:
-                    call = {"name": "get_location", "args": "{}", "id": "call_loc_1", "index": 0}
-                    return [AIMessageChunk(content="", tool_call_chunks=[call])]
-                return [AIMessageChunk(content="I cannot tell where you are.")]
-
-            def _stream(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
-                for chunk in self._chunks(messages, tools):
-                    generation = ChatGenerationChunk(message=chunk)
-                    if run_manager:
-                        run_manager.on_llm_new_token(chunk.text, chunk=generation)
-                    yield generation
-
-            def _generate(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
-                chunks = self._chunks(messages, tools)
-                whole = chunks[0]
-                for chunk in chunks[1:]:
-                    whole = whole + chunk
-                message = AIMessage(content=whole.content, tool_calls=whole.tool_calls)
-                return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-        model = Scripted()
-
-
-        def chat(state: State):
-            names = [tool["name"] for tool in state.get("tools") or []]
-            return {"messages": [model.invoke(state["messages"], tools=names)]}
-
-
-        builder = StateGraph(State)
-        builder.add_node("chat", chat)
-        builder.add_edge(START, "chat")
-        builder.add_edge("chat", END)
-        graph = builder.compile()
-    """,
+    "graph.py": location_agent(streams_itself=False),
 }
 GET_LOCATION = {
     "name": "get_location",
@@ -152,7 +91,7 @@ def test_an_answered_call_is_never_sent_to_the_agent_again(server: str) -> None:
     thread = uuid.uuid4().hex
     tools = [{k: v for k, v in GET_LOCATION.items() if k != "result"}]
     user = {"id": "u1", "role": "user", "content": "where am I?"}
-    history = [
+    history: list[dict[str, Any]] = [
         user,
         {"id": "a1", "role": "assistant", "toolCalls": [
             {"id": "call_loc_1", "type": "function",

@@ -20,68 +20,11 @@ from runtime.settings import Settings
 from tests.runtime.agui.wire import post_run
 from tests.runtime.conftest import FIXTURE_PLUGINS
 from tests.runtime.isolated.conftest import CACHE
+from tests.runtime.scripted_models import location_agent
 
 ANSWER = "You are at 1.00, 2.00."
-#: A CopilotKit-style agent: a scripted model that calls ``get_location`` when the client offers
-#: it, then answers word by word from the tool's result.
-GRAPH = """
-import json
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from langgraph.graph import START, MessagesState, StateGraph
-
-
-class State(MessagesState):
-    tools: list
-
-
-class Scripted(BaseChatModel):
-    @property
-    def _llm_type(self):
-        return "scripted"
-
-    def _chunks(self, messages, tools):
-        last = messages[-1]
-        if isinstance(last, ToolMessage):
-            where = json.loads(last.content)
-            words = f"You are at {where['lat']:.2f}, {where['lon']:.2f}.".split(" ")
-            return [AIMessageChunk(content=w if i == 0 else " " + w) for i, w in enumerate(words)]
-        if "get_location" in tools:
-            call = {"name": "get_location", "args": "{}", "id": "call_loc_1", "index": 0}
-            return [AIMessageChunk(content="", tool_call_chunks=[call])]
-        return [AIMessageChunk(content="I cannot tell where you are.")]
-
-    def _stream(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
-        for chunk in self._chunks(messages, tools):
-            generation = ChatGenerationChunk(message=chunk)
-            if run_manager:
-                run_manager.on_llm_new_token(chunk.content, chunk=generation)
-            yield generation
-
-    def _generate(self, messages, stop=None, run_manager=None, tools=(), **kwargs):
-        raise AssertionError("streamed only")
-
-
-model = Scripted()
-
-
-def chat(state: State):
-    names = [tool["name"] for tool in state.get("tools") or []]
-    chunks = list(model.stream(state["messages"], tools=names))
-    whole = chunks[0]
-    for chunk in chunks[1:]:
-        whole = whole + chunk
-    message = AIMessage(content=whole.content, tool_calls=whole.tool_calls, id=whole.id)
-    return {"messages": [message]}
-
-
-builder = StateGraph(State)
-builder.add_node("chat", chat)
-builder.add_edge(START, "chat")
-graph = builder.compile()
-"""
+#: A CopilotKit-style agent whose node streams its scripted model itself.
+GRAPH = location_agent(streams_itself=True)
 
 
 @pytest.fixture
