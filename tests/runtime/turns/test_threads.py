@@ -42,9 +42,15 @@ def fan_out() -> Any:
 
 
 @pytest.fixture
-def shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pool shared for this test only (undone after it)."""
+def own_pools(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LangGraph as it comes: a pool per run (a server app built earlier in this process shared
+    them; put back after the test)."""
     monkeypatch.setattr(langgraph_executor, "get_executor_for_config", get_executor_for_config)
+
+
+@pytest.fixture
+def shared(own_pools: None) -> None:
+    """The pool shared for this test only."""
     share_run_threads()
 
 
@@ -80,7 +86,9 @@ def test_runs_start_no_thread_each_once_the_pool_is_shared(
     assert seen[-1] == sorted(["left", "right", "deep"] * 20)
 
 
-def test_without_the_shared_pool_each_run_starts_threads(thread_starts: list[str]) -> None:
+def test_without_the_shared_pool_each_run_starts_threads(
+    own_pools: None, thread_starts: list[str]
+) -> None:
     """What the shared pool saves (and what would tell that LangGraph makes its pools otherwise)."""
     run_turns(fan_out(), 20)
     assert len(thread_starts) >= 20
