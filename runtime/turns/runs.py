@@ -28,6 +28,7 @@ from runtime.discovery import Graph
 from runtime.policy import RunPolicy
 from runtime.turns.limits import TurnGuard
 from runtime.turns.rollback import TurnWrites
+from runtime.turns.threads import running_inline
 
 #: Checkpoint once, when a turn's run ends, rather than after every step: a turn is the unit a
 #: client resumes from, and this roughly halves the cost of a turn (see bench/bench_runtime.py).
@@ -149,6 +150,8 @@ async def on_event_loop(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
     timer = loop.call_later(run.policy.deadline_s, run.stop_at_deadline)
     # LangGraph sets context variables while it runs; they stay in the run's own context.
     context = contextvars.copy_context()
+    if not run.events:  # streaming tokens, LangGraph runs nodes in threads it waits for
+        context.run(running_inline.set, True)
     steps = run.steps()
     try:
         while not isinstance(item := context.run(next, steps), RunEnd):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import operator
 import threading
 import uuid
@@ -14,7 +15,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from runtime.turns.runs import DURABILITY
-from runtime.turns.threads import share_run_threads
+from runtime.turns.threads import running_inline, share_run_threads
 
 
 class Fan(TypedDict):
@@ -103,3 +104,29 @@ def test_a_run_that_bounds_its_concurrency_keeps_a_pool_of_its_own(
     seen = run_turns(graph, 3, max_concurrency=1)
     assert len(thread_starts) >= before + 3
     assert seen[-1] == sorted(["left", "right", "deep"] * 3)
+
+
+def test_a_run_on_the_event_loop_hands_nothing_to_a_thread(
+    shared: None, thread_starts: list[str]
+) -> None:
+    """Parallel branches, a nested run and the last checkpoint's save all run where it runs."""
+    where: set[int] = set()
+
+    def node(name: str) -> Any:
+        def noted(state: Fan) -> dict[str, Any]:
+            where.add(threading.get_ident())
+            return {"seen": [name]}
+
+        return noted
+
+    graph = StateGraph(Fan).add_node("left", node("left")).add_node("right", node("right"))
+    graph.add_edge(START, "left").add_edge(START, "right")
+    compiled = (
+        graph.add_edge("left", END).add_edge("right", END).compile(checkpointer=InMemorySaver())
+    )
+    context = contextvars.copy_context()
+    context.run(running_inline.set, True)
+    seen = context.run(run_turns, compiled, 3)
+    assert seen[-1] == sorted(["left", "right"] * 3)
+    assert where == {threading.get_ident()}
+    assert thread_starts == []
