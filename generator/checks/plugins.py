@@ -22,7 +22,7 @@ from pathlib import Path
 
 from generator.checks.contract import check
 from generator.repository import find_root
-from generator.validate.environment import env_python
+from generator.validate.environment import approved_env_python
 from generator.validate.plugin import validate
 from runtime.discovery import discover
 from runtime.ids import is_plugin_folder
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print("smoke")
     for folder in folders:
-        report = validate(folder, python=env_python(root, folder.name))
+        report = validate(folder, python=approved_env_python(root, folder.name))
         print(
             "\n".join(
                 f"  {line}" for line in report.describe(tracebacks=not report.ok).splitlines()

@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from generator.pipeline.hinted import retry_in_place
     from generator.repository import check_plugin_id, find_root
-    from generator.validate.environment import env_python, install_approved
+    from generator.validate.environment import approved_env_python, install_approved
     from generator.validate.isolation import build_env, is_isolated, validate_isolated
     from generator.validate.plugin import validate
     from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(build_env(root, folder, args.plugin_id), file=sys.stderr)
         report = validate_isolated(root, folder)
     else:
-        python = env_python(root, args.plugin_id)
+        python = approved_env_python(root, args.plugin_id)
         if args.approve_deps:
             python = install_approved(root, args.plugin_id, folder / REQUIREMENTS_FILE)
         report = validate(folder, python=python)

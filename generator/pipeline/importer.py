@@ -34,8 +34,8 @@ from generator.validate.conflicts import check_conflicts
 from generator.validate.diagnosis import Diagnosed, python_diagnosis
 from generator.validate.environment import (
     DependencyReport,
+    approved_env_python,
     check_dependencies,
-    env_python,
 )
 from generator.validate.explain import explained
 from generator.validate.index import check_proposals
@@ -364,7 +364,7 @@ def _python(
     the install started while rendering, if there was one)."""
     if options.approve_deps and dependencies.missing and not options.dry_run:
         return prefill.python(root, options.plugin_id, folder / REQUIREMENTS_FILE)
-    return env_python(root, options.plugin_id)
+    return approved_env_python(root, options.plugin_id)
 
 
 def _settings_summary(plugin: PluginData) -> str:

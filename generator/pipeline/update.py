@@ -66,7 +66,7 @@ from generator.render.template_repo import replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate import warm
-from generator.validate.environment import check_dependencies, env_python
+from generator.validate.environment import approved_env_python, check_dependencies
 from generator.validate.isolation import refresh, validate_isolated
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
@@ -202,7 +202,7 @@ def _update(
         if environment.kind == "isolated":
             report = validate_isolated(root, folder)
         else:
-            report = validate(folder, python=env_python(root, options.plugin_id))
+            report = validate(folder, python=approved_env_python(root, options.plugin_id))
         note.append("passed" if report.ok else "FAILED")
     commit = None
     if report.ok and options.branch is not None and files:

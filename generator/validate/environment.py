@@ -143,14 +143,16 @@ def read_requirements(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-def env_dir(root: Path, plugin_id: str) -> Path:
+def approved_env_dir(root: Path, plugin_id: str) -> Path:
     """Where the isolated validation environment of ``plugin_id`` lives."""
     return root / ENVS_FOLDER / plugin_id
 
 
-def env_python(root: Path, plugin_id: str) -> Path | None:
+def approved_env_python(root: Path, plugin_id: str) -> Path | None:
     """The interpreter of the plugin's validation environment, if it was created."""
-    python = env_dir(root, plugin_id) / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    python = approved_env_dir(root, plugin_id) / (
+        "Scripts/python.exe" if os.name == "nt" else "bin/python"
+    )
     return python if python.exists() else None
 
 
@@ -165,16 +167,16 @@ def install_approved(
     the whole set. uv resolves and installs in parallel from its cache; the whole process tree
     is stopped past ``timeout`` seconds or on Ctrl-C. The runtime's environment is never modified.
     """
-    folder = env_dir(root, plugin_id)
+    folder = approved_env_dir(root, plugin_id)
     uv = find_uv()
-    python = env_python(root, plugin_id)
+    python = approved_env_python(root, plugin_id)
     if python is None:
         made = run_tree(
             [*uv, "venv", "--quiet", "--python", sys.executable, str(folder)],
             what=f"creating the validation environment {ENVS_FOLDER / plugin_id}",
             timeout=timeout,
         )
-        python = env_python(root, plugin_id)
+        python = approved_env_python(root, plugin_id)
         if made.returncode != 0 or python is None:
             raise AgentImportError(f"could not create the validation environment: {_last(made)}")
         _link_base_packages(python)

@@ -12,7 +12,7 @@ from fixture_agents import fixture_repo
 from plugin_repo import options, runtime_repo
 
 from generator.pipeline.importer import import_agent
-from generator.validate.environment import env_python
+from generator.validate.environment import approved_env_python
 from runtime.layout import PLUGINS_FOLDER
 
 
@@ -31,7 +31,7 @@ def test_the_workspace_shared_is_vendored_never_installed_from_the_index(
     plugin = repo / PLUGINS_FOLDER / "ops"
     requirements = (plugin / "requirements.txt").read_text()
     assert "extra-tool" in requirements and "shared" not in requirements
-    python = env_python(repo, "ops")
+    python = approved_env_python(repo, "ops")
     assert python is not None  # extra-tool was installed: the index was used
     probe = (
         "import importlib.metadata as m, extra_tool\n"

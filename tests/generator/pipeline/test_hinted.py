@@ -14,7 +14,7 @@ from fixture_agents import fixture_repo
 from plugin_repo import only_index, options, runtime_repo, tree, wheel
 
 from generator.pipeline.importer import ValidationFailed, import_agent
-from generator.validate.environment import env_dir, env_python
+from generator.validate.environment import approved_env_dir, approved_env_python
 from runtime.layout import PLUGINS_FOLDER
 
 
@@ -72,7 +72,7 @@ def test_an_approved_hint_is_recorded_installed_and_validated_again(
     assert (plugin / "src" / "lazy_librarian" / "tools.py").is_file()  # the vendored copy kept
     validated = next(step for step in result.steps if step.name == "validate").summary
     assert "added encyclo-lite to requirements.txt" in validated, validated
-    python = env_python(repo, "librarian")
+    python = approved_env_python(repo, "librarian")
     assert python is not None and result.validation.python == str(python)
     probe = [str(python), "-c", "import encyclo_lite, quotes_db"]
     assert subprocess.run(probe, capture_output=True).returncode == 0
@@ -108,7 +108,7 @@ def test_agent_import_validate_approves_a_hint_as_the_import_does(
     import_agent(options(agent, "librarian", approve_deps=True), root=repo)
     requirements = repo / PLUGINS_FOLDER / "librarian" / "requirements.txt"
     requirements.write_text(requirements.read_text().replace("encyclo-lite\n", ""))
-    shutil.rmtree(env_dir(repo, "librarian"))
+    shutil.rmtree(approved_env_dir(repo, "librarian"))
 
     def validate(*flags: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "generator.cli", "validate", "librarian", *flags]

@@ -22,7 +22,7 @@ from plugin_repo import (
 from generator.pipeline.importer import import_agent
 from generator.validate import warm
 from generator.validate.additions import added_sites, planned_additions
-from generator.validate.environment import env_python, install_approved
+from generator.validate.environment import approved_env_python, install_approved
 from generator.validate.plugin import validate
 from generator.validate.prefill import Prefill
 from runtime.isolated.envs import find_uv
@@ -75,7 +75,7 @@ def test_an_environment_that_only_adds_holds_only_that_and_is_checked_in_a_warm_
         tmp_path / "agent", needs_dependency_agent("adds_only", requirement, "offline_add_pkg")
     )
     result = import_agent(options(agent, "adds", approve_deps=True), root=repo)
-    python = env_python(repo, "adds")
+    python = approved_env_python(repo, "adds")
     assert result.validation.ok and python is not None
 
     sites = added_sites(python)

@@ -16,8 +16,8 @@ from generator.inspect.distributions import HINT_ORIGIN
 from generator.models import Dependency
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.environment import (
+    approved_env_python,
     check_dependencies,
-    env_python,
     install_approved,
     requirement_for_module,
 )
@@ -121,7 +121,7 @@ def test_an_unapproved_dependency_fails_validation_and_says_how_to_approve(
     assert missing.requirement == "absent-helper-pkg>=1"
     assert "isolated validation environment" in missing.hint
     assert tree(repo / PLUGINS_FOLDER) == {"README.md": b"Plugins live here.\n"}
-    assert env_python(repo, "needy") is None
+    assert approved_env_python(repo, "needy") is None
 
 
 @pytest.mark.slow
@@ -135,7 +135,7 @@ def test_approved_dependencies_go_into_the_isolated_env_only(tmp_path: Path) -> 
 
     result = import_agent(options(agent, "approved", approve_deps=True), root=repo)
 
-    python = env_python(repo, "approved")
+    python = approved_env_python(repo, "approved")
     assert python is not None and result.validation.python == str(python)
     requirements = (repo / PLUGINS_FOLDER / "approved" / "requirements.txt").read_text()
     assert requirement in requirements
@@ -201,7 +201,7 @@ def test_a_local_dependency_is_used_from_the_vendored_copy_never_fetched_by_name
     assert result.validation.ok
     requirements = (repo / PLUGINS_FOLDER / "bot" / "requirements.txt").read_text()
     assert "extra-tool" in requirements and "shared" not in requirements
-    python = env_python(repo, "bot")
+    python = approved_env_python(repo, "bot")
     assert python is not None
     probe = "import importlib.metadata as m, extra_tool; print(m.version('shared'))"
     installed = subprocess.run([str(python), "-c", probe], capture_output=True, text=True)
@@ -218,7 +218,7 @@ def test_an_index_package_that_pulls_a_local_name_refuses_the_import(
         import_agent(options(agent, "bot", approve_deps=True), root=repo)
 
     assert tree(repo / PLUGINS_FOLDER) == {"README.md": b"Plugins live here.\n"}
-    assert env_python(repo, "bot") is None
+    assert approved_env_python(repo, "bot") is None
 
 
 def test_an_install_past_its_time_limit_is_stopped_with_a_clear_message(tmp_path: Path) -> None:
