@@ -22,6 +22,15 @@ from generator.models import Graph, Inspection, RequiredField
 from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
 
 
+class Unset(BaseModel):
+    """A value the plugin still needs: its field, and the line that says how to set it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    how: str
+
+
 class PluginSettings(BaseModel):
     """A plugin's settings as the import found them (not the runtime's ``runtime.settings``)."""
 
@@ -34,12 +43,7 @@ class PluginSettings(BaseModel):
     proposed: list[str] = Field(
         default_factory=list, description="One line per value the import proposed, for review."
     )
-    unset: list[str] = Field(
-        default_factory=list, description="One line per value still needed, with how to set it."
-    )
-    unset_names: list[str] = Field(
-        default_factory=list, description="The names of those fields, for the validation."
-    )
+    unset: list[Unset] = Field(default_factory=list, description="The values still needed.")
 
 
 def plugin_settings(
@@ -71,10 +75,8 @@ def _settle(
     if field.because is None:
         structured = key == "inputs" and not takes_text(field.name, field.type)
         why = f"takes structured input ({field.type}) and " if structured else ""
-        settings.unset.append(
-            f'{what} {field.name!r} {why}has no default: set it under "{key}" in {where}'
-        )
-        settings.unset_names.append(field.name)
+        how = f'{what} {field.name!r} {why}has no default: set it under "{key}" in {where}'
+        settings.unset.append(Unset(name=field.name, how=how))
         return
     values[field.name] = field.proposed
     settings.proposed.append(

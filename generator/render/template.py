@@ -158,7 +158,7 @@ def plugin_data(
         source_dirty=source.dirty,
         export_kind=graph.export_kind,
         optional_env=settings.optional_env,
-        unset_settings=settings.unset,
+        unset_settings=[unset.how for unset in settings.unset],
         agent_file=agent_file_id(agent),
         screens=screen_ids(screens_of(design)),
         requirements=requirements,
@@ -170,7 +170,7 @@ def plugin_data(
         answers=answers,
         agent=agent,
         proposed_settings=settings.proposed,
-        left_for_review=settings.unset_names,
+        left_for_review=[unset.name for unset in settings.unset],
     )
 
 

@@ -12,7 +12,7 @@ from plugin_repo import agent_repo, echo_agent, options, runtime_repo, write_fil
 
 from generator.models import Inspection
 from generator.pipeline.importer import import_agent
-from generator.render.settings import plugin_settings
+from generator.render.settings import Unset, plugin_settings
 from runtime.adapters.agent import AgentSpec
 from runtime.layout import PLUGINS_FOLDER
 
@@ -84,11 +84,12 @@ def test_required_fields_without_a_value_are_named_with_how_to_set_them(
 
     assert settings.context == {"limit": 10}
     where = f"{PLUGINS_FOLDER}/enrich/agent.json"
-    assert settings.unset == [
+    assert [unset.how for unset in settings.unset] == [
         f"context field 'api_base' has no default: set it under \"context\" in {where}",
         "input field 'extraction_schema' takes structured input (dict[str, Any]) and has no "
         f'default: set it under "inputs" in {where}',
     ]
+    assert [unset.name for unset in settings.unset] == ["api_base", "extraction_schema"]
     assert settings.inputs == {}
 
 
@@ -307,8 +308,10 @@ def test_a_structured_input_is_left_for_review_saying_so(
     settings = plugin_settings(inspection, graph, plugin_id="mail", input_field="messages")
 
     assert settings.inputs == {}
-    assert settings.unset_names == ["email_input"]
     assert settings.unset == [
-        "input field 'email_input' takes structured input (dict) and has no default: "
-        f'set it under "inputs" in {PLUGINS_FOLDER}/mail/agent.json'
+        Unset(
+            name="email_input",
+            how="input field 'email_input' takes structured input (dict) and has no default: "
+            f'set it under "inputs" in {PLUGINS_FOLDER}/mail/agent.json',
+        )
     ]
