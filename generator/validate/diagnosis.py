@@ -144,18 +144,29 @@ def left_for_review(
         fix = f'set {key!r} in agent.json where the import\'s "needs a value" line says'
     else:
         return diagnosis
-    if key not in names:
+    if key is None or key not in names:
         return diagnosis
-    return diagnosis.model_copy(
-        update={
-            "kind": "needs_setting",
-            "severity": "warning",
-            "summary": f"not tried: the agent needs a value for {key!r}",
-            "explanation": "The agent needs a value that nothing in its code or its repository "
-            "provides, so the import could not propose one and the conversation stopped on it. "
-            "The plugin is written; until the value is set, its turns fail naming it.",
-            "fix": f"{fix}, then run `agent-import validate {plugin_id}`",
-        }
+    stopped = "the conversation stopped on it", "its turns fail naming it"
+    fix = f"{fix}, then run `agent-import validate {plugin_id}`"
+    warning = _left_unset(key, stopped, fix, check=diagnosis.check)
+    return warning.model_copy(update={"location": diagnosis.location})
+
+
+def _left_unset(
+    key: str, outcome: tuple[str, str], fix: str, *, check: CheckName | None
+) -> Diagnosis:
+    """The warning for a value nothing provides, so the import left it for its reviewer:
+    ``outcome`` is what happened to the conversation, and what its turns do until it is set."""
+    happened, until = outcome
+    return Diagnosis(
+        kind="needs_setting",
+        severity="warning",
+        check=check,
+        summary=f"not tried: the agent needs a value for {key!r}",
+        explanation="The agent needs a value that nothing in its code or its repository "
+        f"provides, so the import could not propose one and {happened}. The plugin is written; "
+        f"until the value is set, {until}.",
+        fix=fix,
     )
 
 
@@ -214,17 +225,9 @@ def _to_review(failed: CheckResult, folder: Path) -> Diagnosis | None:
     ):
         return None
     example = failed.summary.partition("e.g. ")[2] or f'"context": {{"{key}": ...}}'
-    return Diagnosis(
-        kind="needs_setting",
-        severity="warning",
-        check=failed.name,
-        summary=f"not tried: the agent needs a value for {key!r}",
-        explanation="The agent needs a value that nothing in its code or its repository "
-        "provides, so the import could not propose one and the conversation was not tried. "
-        "The plugin is written; until the value is set, the runtime shows an error screen "
-        "naming it.",
-        fix=f"set agent.json {example}, then run `agent-import validate {folder.name}`",
-    )
+    not_tried = "the conversation was not tried", "the runtime shows an error screen naming it"
+    fix = f"set agent.json {example}, then run `agent-import validate {folder.name}`"
+    return _left_unset(key, not_tried, fix, check=failed.name)
 
 
 def own_module_file(module: str, src: Path) -> str | None:
