@@ -251,8 +251,8 @@ class TurnEngine:
         try:
             if policy.token_budget is not None and guard.tokens_before >= policy.token_budget:
                 raise guard.stop("budget_exhausted", f"{guard.tokens_before} tokens spent")
-            run = Run(self.graph, inputs, config, policy, guard, writes, events)
-            driven = on_event_loop(run) if self._on_event_loop() else in_thread(run)
+            run = Run(self.graph, inputs, config, guard, writes, events)
+            driven = on_event_loop(run) if self._runs_on_event_loop() else in_thread(run)
             async with aclosing(driven) as items:
                 async for item in items:
                     if isinstance(item, RunEnd):
@@ -359,7 +359,7 @@ class TurnEngine:
             "recursion_limit": policy.recursion_limit,
         }
 
-    def _on_event_loop(self) -> bool:
+    def _runs_on_event_loop(self) -> bool:
         """Whether this plugin's runs belong on the event loop's thread (``runtime.turns.runs``):
         never over a checkpointer on the network, whose every call would hold up the loop."""
         checkpointer = self.context.registry.checkpointer

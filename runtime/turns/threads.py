@@ -34,8 +34,8 @@ T = TypeVar("T")
 
 #: Threads start as runs need them and stay; this only bounds a runaway.
 MAX_THREADS: Final = 1024
-
-_pool: ContextThreadPoolExecutor | None = None
+#: Starts no thread until a run submits to it.
+_POOL: Final = ContextThreadPoolExecutor(MAX_THREADS, thread_name_prefix="langgraph-run")
 
 
 #: Set while a run runs on the event loop's thread (``runtime.turns.runs``): its nodes only
@@ -60,7 +60,6 @@ _INLINE: Final = _Inline()
 
 @contextmanager
 def _executor_for(config: RunnableConfig | None) -> Iterator[Executor]:
-    global _pool
     if running_inline.get():
         yield _INLINE
         return
@@ -68,9 +67,7 @@ def _executor_for(config: RunnableConfig | None) -> Iterator[Executor]:
         with get_executor_for_config(config) as executor:
             yield executor
         return
-    if _pool is None:
-        _pool = ContextThreadPoolExecutor(MAX_THREADS, thread_name_prefix="langgraph-run")
-    yield _pool
+    yield _POOL
 
 
 def share_run_threads() -> None:
