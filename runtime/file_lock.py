@@ -1,5 +1,9 @@
-"""An exclusive ``flock`` on a file that is removed when it is released: the one way the runtime's
-session locks and the generator's plugin-id claims hold a name across processes.
+"""Locks that hold a name across processes, dropped by the kernel when their holder ends.
+
+* ``try_lock``/``unlock``: an exclusive ``flock`` on a file that is removed when it is released,
+  for names held now and then (the generator's plugin-id claims, the isolated environments' builds).
+* ``try_lock_byte``/``unlock_byte``: a lock on one byte of a file that stays, for names locked
+  many times a second (the runtime's session locks): no file is created or removed per lock.
 
 The kernel drops the lock when its process ends, however it ends, so a file left by a killed
 holder blocks nobody. Removing the file on release leaves a race: a process may open the file
@@ -11,8 +15,10 @@ from __future__ import annotations
 
 import fcntl
 import os
+import struct
 from contextlib import suppress
 from pathlib import Path
+from typing import Final
 
 
 def try_lock(path: Path, mode: int = 0o600) -> int | None:
@@ -48,3 +54,35 @@ def names(path: Path, fd: int) -> bool:
         return os.path.samestat(os.stat(path), os.fstat(fd))
     except FileNotFoundError:
         return False
+
+
+#: Linux's ``struct flock`` (type, whence, start, length, pid and padding), for ``F_OFD_SETLK``.
+_FLOCK: Final = struct.Struct("hhqqi4x")
+
+
+def try_lock_byte(fd: int, offset: int) -> bool:
+    """Lock the byte at ``offset`` of the file open as ``fd`` (it may lie past the file's end);
+    ``False`` at once if another open of the file holds it.
+
+    An open file description lock (``F_OFD_SETLK``), which behaves as ``flock`` does: it keeps
+    out every other open of the file, in this process or another, and goes when ``fd`` is
+    closed, however its process ends. Where there is none (macOS), a classic record lock: it keeps
+    processes apart, not two opens in one process (the runtime opens the file once a process)."""
+    try:
+        _set_lock(fd, fcntl.F_WRLCK, offset)
+    except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: held by another
+        return False
+    return True
+
+
+def unlock_byte(fd: int, offset: int) -> None:
+    """Give back the byte ``try_lock_byte`` locked."""
+    _set_lock(fd, fcntl.F_UNLCK, offset)
+
+
+def _set_lock(fd: int, kind: int, offset: int) -> None:
+    if hasattr(fcntl, "F_OFD_SETLK"):
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _FLOCK.pack(kind, os.SEEK_SET, offset, 1, 0))
+    else:
+        how = fcntl.LOCK_EX | fcntl.LOCK_NB if kind == fcntl.F_WRLCK else fcntl.LOCK_UN
+        fcntl.lockf(fd, how, 1, offset)

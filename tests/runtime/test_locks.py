@@ -1,20 +1,22 @@
 """Session locks shared by the processes of one database (``runtime.locks``), on the real backends.
 
 Two ``SessionLock`` objects over two ``open_locks`` of one URL stand for two workers: each has
-its own ``asyncio.Lock``, so only the shared lock can keep them apart (``flock`` excludes two open
-files of one process as it does two processes; PostgreSQL, two connections).
+its own ``asyncio.Lock``, so only the shared lock can keep them apart (a file's byte lock excludes
+two opens of the file in one process as it does two processes; PostgreSQL, two connections).
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 import pytest
 
-from runtime.locks import SessionLock, open_locks
+from runtime.locks import SESSIONS_FILE, SessionLock, open_locks
 from runtime.persistence import lock_folder
 
 #: Long enough for a waiter that wrongly got in to have got in (a negative check, never timed).
@@ -80,26 +82,53 @@ def test_a_waiter_that_gives_up_leaves_the_session_free(shared_checkpointer: str
     run(shared_checkpointer, scenario)
 
 
-def test_a_released_lock_leaves_no_file_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("session_id", ["s-1", "..", "../../etc/passwd"])
+def test_every_session_locks_a_byte_of_one_file(tmp_path: Path, session_id: str) -> None:
+    """No file per session (none to create or remove a turn), and no id ever names a path."""
     database = tmp_path / "runtime.sqlite"
 
     async def scenario(first: SessionLock, second: SessionLock, _: SessionLock) -> None:
         async with first:
-            assert len(list(lock_folder(database).iterdir())) == 1
-        async with second:
-            pass
+            assert not second.locked()
+            assert [path.name for path in lock_folder(database).iterdir()] == [SESSIONS_FILE]
 
-    run(f"sqlite:{database}", scenario)
-    assert list(lock_folder(database).iterdir()) == []
+    run(f"sqlite:{database}", scenario, session_id=session_id)
+    assert [path.name for path in lock_folder(database).iterdir()] == [SESSIONS_FILE]
 
 
-def test_session_ids_never_name_paths(tmp_path: Path) -> None:
-    database = tmp_path / "db" / "runtime.sqlite"
+HOLD_UNTIL_KILLED = """
+import asyncio, sys, time
+from runtime.locks import open_locks
 
-    async def scenario(first: SessionLock, _: SessionLock, __: SessionLock) -> None:
-        async with first:
-            (held,) = lock_folder(database).iterdir()
-            assert held.parent == lock_folder(database)
+async def main():
+    async with open_locks(sys.argv[1]) as locks:
+        assert await locks.try_acquire("s-1") is not None
+        print("held", flush=True)
+        time.sleep(60)
 
-    database.parent.mkdir()
-    run(f"sqlite:{database}", scenario, session_id="..")
+asyncio.run(main())
+"""
+
+
+def test_a_lock_dies_with_the_process_that_held_it(tmp_path: Path) -> None:
+    url = f"sqlite:{tmp_path / 'runtime.sqlite'}"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_UNTIL_KILLED, url], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+
+        async def try_now() -> bool:
+            async with open_locks(url) as locks:
+                held = await locks.try_acquire("s-1")
+                if held is not None:
+                    await held.release()
+                return held is not None
+
+        assert not asyncio.run(try_now())
+        holder.kill()
+        holder.wait()
+        assert asyncio.run(try_now())
+    finally:
+        holder.kill()
+        holder.wait()
