@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from bench.bench_runtime import (
-    STARTUP_TIMEOUT_S,
-    Running,
     generate_plugins,
     percentile,
     pick_agent,
@@ -32,7 +29,7 @@ from bench.bench_runtime import (
     server,
     turn_text,
 )
-from bench.floor import bare_graph, cpu_per_turn, listening
+from bench.floor import bare_graph, cpu_per_turn
 from runtime.workers import available_cores
 
 SESSIONS, TURNS = 100, 5
@@ -63,7 +60,6 @@ def main(argv: list[str]) -> None:
             database = f"sqlite:{Path(tmp) / f'runtime-{workers}.sqlite'}"
             flags = ("--checkpointer", database, "--workers", str(workers))
             with server(plugins_dir, *flags) as running:
-                wait_listening(running, workers)
                 loads = [
                     play_load(
                         [running.address],
@@ -85,17 +81,6 @@ def main(argv: list[str]) -> None:
                 f"{server_cpu * 1e3:>18.2f} {server_cpu / floor:>7.1f} {client_cpu * 1e3:>18.2f} "
                 f"{others:>14.2f}"
             )
-
-
-def wait_listening(running: Running, workers: int) -> None:
-    """Until every worker listens: ``/health`` answers once the first one does, and connections
-    made before the others listen would all go to it."""
-    port = int(running.address.rpartition(":")[2])
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while listening(port) < workers:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{workers} workers did not all start on {running.address}")
-        time.sleep(0.05)
 
 
 if __name__ == "__main__":

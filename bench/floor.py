@@ -87,13 +87,6 @@ def machine_cpu_seconds() -> float:
     return (sum(ticks) - idle) / CLOCK_TICKS
 
 
-def listening(port: int) -> int:
-    """How many sockets listen on ``port`` of 127.0.0.1 (each worker of a server has its own)."""
-    local = f"0100007F:{port:04X}"
-    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
-    return sum(1 for row in rows if row[1] == local and row[3] == "0A")
-
-
 def _own_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS

@@ -2,13 +2,11 @@
 
 One process runs one event loop on one core. To use the others, the process ``serve`` started
 becomes a supervisor: it starts N workers, each a fresh interpreter (``spawn``) serving the app of
-``create_app(settings)`` under uvicorn on a socket of its own bound to the same port with
-``SO_REUSEPORT``. The kernel spreads new connections over the workers by a hash of each
-connection's addresses, evenly however they arrive. (One socket shared by all would not: the
-worker that wakes first accepts every connection waiting, so a burst, such as every client
-reconnecting after a restart, lands on one worker, and WebSockets stay where they land.) A
-connection stays on its worker until it closes: a WebSocket's frames, a device tool's answer
-among them, reach the worker that asked.
+``create_app(settings)`` under uvicorn. The supervisor alone listens on the port: it accepts each
+new connection and hands it to the worker holding the fewest (``runtime.handoff``), once every
+worker has started; the kernel's own ways of spreading connections over processes leave one
+worker with far more sessions than another. A connection stays on its worker until it closes: a
+WebSocket's frames, a device tool's answer among them, reach the worker that asked.
 
 What one process guaranteed still holds across them: sessions live in a database every worker
 opens (``sqlite:PATH`` in WAL mode, or PostgreSQL; ``memory`` is refused), and two connections to
@@ -24,6 +22,7 @@ is killed outright stops too, rather than serve unsupervised.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import logging
 import multiprocessing
 import os
@@ -32,18 +31,16 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from types import FrameType
-from typing import Final
+from typing import Any, Final
 
-import uvicorn
 from fastapi import FastAPI
 from uvicorn.config import STARTUP_FAILURE
 
 from runtime.extensions import IMPORT_API
+from runtime.handoff import Channel, Dispatcher, HandedServer, channel_pair, listener, new_load
 from runtime.logging import configure_logging
 from runtime.offline_models import use_offline_models
 from runtime.persistence import is_shared
@@ -115,61 +112,45 @@ def _stop_without(supervisor: int) -> None:
 def serve_workers(settings: Settings, workers: int) -> int:
     """Serve on ``workers`` processes until Ctrl-C or SIGTERM; the exit code."""
     try:
-        with _port_of(settings) as port:
-            supervisor = _Supervisor(settings.model_copy(update={"port": port}), workers)
-            return supervisor.run()
+        listening = listener(settings.host, settings.port)
     except OSError as exc:  # the port is taken, or the host is not this machine's
         logger.error("cannot listen on %s:%d: %s", settings.host, settings.port, exc.strerror)
         return STARTUP_FAILURE
+    with listening:
+        port = listening.getsockname()[1]
+        supervisor = _Supervisor(settings.model_copy(update={"port": port}), workers, listening)
+        return supervisor.run()
 
 
-@contextmanager
-def _port_of(settings: Settings) -> Iterator[int]:
-    """The port the workers share (``0``: a free one), held by the supervisor until they stop.
-
-    It must be free: bound first alone (without ``SO_REUSEPORT``, which would let this runtime
-    share a port another one serves). Then held, bound but never listening, so the supervisor
-    takes no connections."""
-    with _socket(settings.host, settings.port, shared=False) as alone:
-        port: int = alone.getsockname()[1]
-    with _socket(settings.host, port, shared=True):
-        yield port
-
-
-def _socket(host: str, port: int, *, shared: bool) -> socket.socket:
-    """A TCP socket bound to ``host:port``; ``shared``: other workers' sockets may bind it too."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if shared:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    try:
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def _work(settings: Settings, supervisor: int) -> None:
-    """A worker's life (in its own process): serve until told to stop."""
+def _work(
+    settings: Settings,
+    supervisor: int,
+    channel: socket.socket,
+    load: ctypes.Array[ctypes.c_longlong],
+) -> None:
+    """A worker's life (in its own process): serve what the supervisor hands over until told to
+    stop."""
     configure_logging(settings.log_level)  # a spawned process starts without the CLI's setup
     try:
         app = worker_app(settings, supervisor)
-        listener = _socket(settings.host, settings.port, shared=True)
     except Exception:
         logger.exception("worker %d could not start", os.getpid())
         sys.exit(STARTUP_FAILURE)
-    uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[listener])
+    HandedServer(uvicorn_config(app, settings), channel, load).run()
 
 
 class _Supervisor:
     """Starts the workers, replaces those that die, stops them all on Ctrl-C or SIGTERM."""
 
-    def __init__(self, settings: Settings, count: int) -> None:
+    def __init__(self, settings: Settings, count: int, listening: socket.socket) -> None:
         self.settings = settings
         self.count = count
         self.stopping = False
         self.workers: list[BaseProcess] = []
+        self.dispatcher = Dispatcher(listening)
+        #: Set once every worker first started: connections wait in the backlog until then, so
+        #: the first ones do not all go to the first worker up.
+        self.accepting = False
 
     def run(self) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -181,8 +162,11 @@ class _Supervisor:
             self.count,
             os.getpid(),
         )
-        self.workers = [self._start() for _ in range(self.count)]
+        started = [self._start() for _ in range(self.count)]
+        self.workers = [worker for worker, _ in started]
+        self.dispatcher.channels = [channel for _, channel in started]
         code = self._watch()
+        self.dispatcher.listener.close()
         for worker in self.workers:
             if worker.is_alive():
                 worker.terminate()  # SIGTERM: a graceful stop (Ctrl-C has sent SIGINT already)
@@ -191,25 +175,45 @@ class _Supervisor:
         logger.info("all %d workers stopped", self.count)
         return code
 
-    def _start(self) -> BaseProcess:
-        worker = multiprocessing.get_context("spawn").Process(
-            target=_work, args=(self.settings, os.getpid()), name="a2ui-runtime worker"
-        )
-        worker.start()
-        return worker
+    def _start(self) -> tuple[BaseProcess, Channel]:
+        load = new_load()
+        channel, theirs = channel_pair(load)
+        with theirs:  # the worker gets a copy
+            worker = multiprocessing.get_context("spawn").Process(
+                target=_work,
+                args=(self.settings, os.getpid(), theirs, load),
+                name="a2ui-runtime worker",
+            )
+            worker.start()
+        return worker, channel
 
     def _watch(self) -> int:
-        """Replace workers that die until asked to stop; the exit code."""
+        """Hand connections over and replace workers that die until asked to stop; the exit
+        code."""
+        channels = self.dispatcher.channels
         while not self.stopping:
-            ended = wait([worker.sentinel for worker in self.workers], timeout=WATCH_S)
+            waiting: list[Any] = [worker.sentinel for worker in self.workers]
+            waiting += [channel.sock for channel in channels if not channel.ended]
+            if self.accepting:
+                waiting.append(self.dispatcher.listener)
+            ready = wait(waiting, timeout=WATCH_S)
+            for channel in channels:
+                if channel.sock in ready:
+                    channel.read()
+            if not self.accepting and self.dispatcher.all_ready():
+                self.accepting = True
+                logger.info("all %d workers have started", self.count)
+            if self.dispatcher.listener in ready:
+                self.dispatcher.accept()
             for index, worker in enumerate(self.workers):
-                if worker.sentinel not in ended or self.stopping:
+                if worker.sentinel not in ready or self.stopping:
                     continue
                 worker.join()
                 if worker.exitcode == STARTUP_FAILURE:
                     logger.error("worker %d failed to start: stopping the others", worker.pid)
                     return STARTUP_FAILURE
-                self.workers[index] = self._start()
+                channels[index].sock.close()
+                self.workers[index], channels[index] = self._start()
                 logger.warning(
                     "worker %d died (exit code %s); worker %d replaces it",
                     worker.pid,

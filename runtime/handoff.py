@@ -1,0 +1,202 @@
+"""Connections handed over: ``serve --workers N`` accepts in the supervisor and gives each new
+connection to the worker that holds the fewest.
+
+A WebSocket session stays on the worker it lands on for its whole life, so how connections are
+spread decides how the work is. The kernel's own ways spread them unevenly: ``SO_REUSEPORT``
+hashes each connection's addresses (100 connections over two workers land 43/57 as often as not,
+and the worker with 57 is still busy when the other has finished), and one socket shared by every
+worker goes to whichever wakes first. So the supervisor alone listens and passes each accepted
+socket (``SCM_RIGHTS`` over a Unix socket pair, one per worker: the ``Channel``) to the worker
+with the fewest connections, counting those it passed that the worker has not taken yet. Only
+the accept goes through the supervisor; the connection's bytes go straight to the worker.
+
+A worker's side is ``HandedServer``: uvicorn serving the sockets it is handed instead of a socket
+of its own, which says it is ready once the app has started, and publishes what it took and how
+many connections it holds (``Load``, shared memory the supervisor reads without asking).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import logging
+import socket
+from dataclasses import dataclass, field
+from multiprocessing.sharedctypes import RawArray
+from typing import Final
+
+import uvicorn
+
+logger = logging.getLogger(__name__)
+
+#: What a worker writes on its channel once its app has started.
+READY: Final = b"R"
+#: What the supervisor writes with each socket it passes.
+HANDED: Final = b"C"
+#: Sockets taken from the channel at most at once.
+MAX_FDS: Final = 64
+#: How often a worker publishes how many connections it holds (closed ones count until then).
+REPORT_S: Final = 0.05
+#: The supervisor's listen backlog, as uvicorn's default.
+BACKLOG: Final = 2048
+
+#: The places of a worker's published figures: the sockets it has taken from its channel, and the
+#: connections it holds.
+TAKEN, HOLDS = 0, 1
+
+
+def new_load() -> ctypes.Array[ctypes.c_longlong]:
+    """Shared memory for one worker's figures (written by the worker alone)."""
+    return RawArray(ctypes.c_longlong, 2)
+
+
+@dataclass
+class Channel:
+    """The supervisor's end of one worker's socket pair, and what it knows of that worker."""
+
+    sock: socket.socket
+    load: ctypes.Array[ctypes.c_longlong]
+    handed: int = 0
+    ready: bool = False
+    #: Its worker's end is closed (the worker has ended).
+    ended: bool = False
+
+    def connections(self) -> int:
+        """Connections the worker holds, and those passed that it has not taken yet."""
+        return self.load[HOLDS] + self.handed - self.load[TAKEN]
+
+    def read(self) -> None:
+        """Take what the worker wrote: ``READY``, or the end of its channel."""
+        try:
+            data = self.sock.recv(16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if READY in data:
+            self.ready = True
+        if not data:
+            self.ready, self.ended = False, True
+
+    def hand(self, connection: socket.socket) -> bool:
+        """Pass ``connection`` to the worker; ``False`` if it cannot take it now."""
+        try:
+            socket.send_fds(self.sock, [HANDED], [connection.fileno()])
+        except OSError:  # its end is closed (it died) or its buffer is full (it is stuck)
+            return False
+        self.handed += 1
+        return True
+
+
+@dataclass
+class Dispatcher:
+    """The supervisor's listener and its workers' channels."""
+
+    listener: socket.socket
+    channels: list[Channel] = field(default_factory=list)
+
+    def accept(self) -> None:
+        """Hand every waiting connection to the ready worker holding the fewest."""
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            with connection:
+                ready = sorted(
+                    (channel for channel in self.channels if channel.ready),
+                    key=Channel.connections,
+                )
+                if not any(channel.hand(connection) for channel in ready):
+                    logger.warning("no worker could take a connection: it is closed")
+
+    def all_ready(self) -> bool:
+        return all(channel.ready for channel in self.channels)
+
+
+def listener(host: str, port: int) -> socket.socket:
+    """The supervisor's listening socket on ``host:port`` (``0``: a free port), non-blocking."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def channel_pair(load: ctypes.Array[ctypes.c_longlong]) -> tuple[Channel, socket.socket]:
+    """A new worker's channel: the supervisor's end, and the socket the worker keeps."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours.setblocking(False)
+    return Channel(ours, load), theirs
+
+
+class HandedServer(uvicorn.Server):
+    """uvicorn serving the connections its supervisor hands over on ``channel``."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        channel: socket.socket,
+        load: ctypes.Array[ctypes.c_longlong],
+    ) -> None:
+        super().__init__(config)
+        self.channel = channel
+        self.load = load
+        self._reporting: asyncio.Task[None] | None = None
+        self._taking: set[asyncio.Task[None]] = set()  # kept: tasks need an owner
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=[])  # no socket of its own (its lifespan has started)
+        loop = asyncio.get_running_loop()
+        self.channel.setblocking(False)
+        loop.add_reader(self.channel.fileno(), self._take)
+        self._reporting = loop.create_task(self._report())
+        self.channel.send(READY)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().remove_reader(self.channel.fileno())
+        if self._reporting is not None:
+            self._reporting.cancel()
+        await super().shutdown(sockets)
+
+    def _take(self) -> None:
+        try:
+            _, fds, _, _ = socket.recv_fds(self.channel, MAX_FDS, MAX_FDS)
+        except BlockingIOError:
+            return
+        except OSError:
+            fds = []
+        if not fds:  # the supervisor is gone: its watch stops this worker
+            asyncio.get_running_loop().remove_reader(self.channel.fileno())
+            return
+        for fd in fds:
+            task = asyncio.ensure_future(self._open(socket.socket(fileno=fd)))
+            self._taking.add(task)
+            task.add_done_callback(self._taking.discard)
+
+    async def _open(self, connection: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.connect_accepted_socket(self._protocol, connection)
+        except OSError:  # the client left while it was handed over
+            connection.close()
+        finally:  # held before taken: the supervisor may count it twice, never not at all
+            self.load[HOLDS] = len(self.server_state.connections)
+            self.load[TAKEN] += 1
+
+    def _protocol(self) -> asyncio.Protocol:
+        """What uvicorn's ``startup`` makes for each connection of its own sockets."""
+        protocol: asyncio.Protocol = self.config.http_protocol_class(  # type: ignore[call-arg]
+            config=self.config, server_state=self.server_state, app_state=self.lifespan.state
+        )
+        return protocol
+
+    async def _report(self) -> None:
+        while True:
+            self.load[HOLDS] = len(self.server_state.connections)
+            await asyncio.sleep(REPORT_S)
