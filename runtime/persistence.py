@@ -17,7 +17,9 @@ their async methods here run the synchronous ones in a worker thread.
 
 SQLite runs in WAL mode (LangGraph's ``SqliteSaver`` sets it): readers never wait for the writer,
 and writers from several processes (``serve --workers N``) take turns, each waiting up to
-``SQLITE_BUSY_TIMEOUT_S`` for the others.
+``SQLITE_BUSY_TIMEOUT_S`` for the others. Turns run on the event loop that finish in one pass of
+it commit in one transaction (``write_together``): one ``fsync`` for them all, which otherwise
+holds up the loop once a turn.
 
 The schema migrations run at start-up (under a PostgreSQL advisory lock, or a file lock beside the
 SQLite database, so workers starting together do not race); connections close on exit.
@@ -29,6 +31,7 @@ import asyncio
 import fcntl
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -84,7 +87,89 @@ class ThreadedAsync(SyncBackedSaver[str]):
 
 
 class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
-    """LangGraph's ``SqliteSaver``, usable from async graphs too."""
+    """LangGraph's ``SqliteSaver``, usable from async graphs too, with group commit."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._together: list[tuple[Callable[[], object], asyncio.Future[None]]] = []
+        #: The thread inside ``_one_transaction``, whose writes commit when it ends.
+        self._owner: int | None = None
+
+    async def write_together(self, write: Callable[[], object]) -> None:
+        """Call ``write`` (on this thread) in one transaction with the others asked for in this
+        pass of the event loop; return once it is committed."""
+        loop = asyncio.get_running_loop()
+        if not self._together:
+            loop.call_soon(self._write_all)
+        done = loop.create_future()
+        self._together.append((write, done))
+        await done
+
+    def _write_all(self) -> None:
+        together, self._together = self._together, []
+        try:
+            with self._one_transaction():
+                for write, _ in together:
+                    write()
+        except Exception:
+            # Rolled back: one write's failure is its own, so each is made again alone.
+            for write, done in together:
+                _settle(done, write)
+            return
+        for _, done in together:
+            if not done.done():  # its waiter may have been cancelled: the write stands
+                done.set_result(None)
+
+    @contextmanager
+    def _one_transaction(self) -> Iterator[None]:
+        with self.lock:
+            self._owner = threading.get_ident()
+            try:
+                yield
+            except BaseException:
+                self.conn.rollback()
+                raise
+            else:
+                self.conn.commit()
+            finally:
+                self._owner = None
+
+    @contextmanager
+    def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
+        """``SqliteSaver``'s, but inside ``_one_transaction`` (which holds the lock) it neither
+        takes the lock nor commits."""
+        if self._owner != threading.get_ident():
+            with super().cursor(transaction) as cur:
+                yield cur
+            return
+        cur = self.conn.cursor()
+        try:
+            yield cur
+        finally:
+            cur.close()
+
+
+def _settle(done: asyncio.Future[None], write: Callable[[], object]) -> None:
+    """Call ``write`` alone and settle ``done`` with its outcome."""
+    try:
+        write()
+    except Exception as exc:
+        if not done.done():
+            done.set_exception(exc)
+    else:
+        if not done.done():
+            done.set_result(None)
+
+
+async def write_together(
+    checkpointer: BaseCheckpointSaver[Any], write: Callable[[], object]
+) -> None:
+    """Call ``write``, a finished turn's writes to ``checkpointer``, on the event loop's thread:
+    on SQLite in one transaction with the other turns that finish in this pass of the loop."""
+    if isinstance(checkpointer, SqliteCheckpointer):
+        await checkpointer.write_together(write)
+    else:
+        write()
 
 
 class PostgresCheckpointer(ThreadedAsync, PostgresSaver):

@@ -84,10 +84,11 @@ class TurnWrites(SyncBackedSaver[Any]):
         self._writes: dict[Key, list[PendingWrite]] = {}
 
     def commit(self) -> None:
-        """Write the turn's checkpoints and writes through to the runtime's checkpointer."""
+        """Write the turn's checkpoints and writes through to the runtime's checkpointer. Made
+        again, it writes the same rows again (a checkpointer replaces them): a transaction that
+        held them and was rolled back is made good by committing again."""
         for _, write in self._log:
             write()
-        self._log.clear()
 
     def discard(self, thread: str, namespace: str) -> None:
         """Forget this turn's checkpoints and writes in ``namespace`` and the namespaces below it

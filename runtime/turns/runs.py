@@ -12,6 +12,8 @@ loop serve others between steps, as LangGraph's own server runs synchronous node
 Either way the run ends the same: a run that went to its end commits its writes before it
 reports ``RunEnd`` (``TurnGuard.finish``: nothing stops it after that); a run stopped first (the
 deadline, a limit, its reader gone) stops at its next step and its writes are never committed.
+On the event loop, the runs that finish in one pass of it commit together
+(``persistence.write_together``: on SQLite one transaction, so one ``fsync``, for them all).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import StreamMode
 
 from runtime.discovery import Graph
+from runtime.persistence import write_together
 from runtime.turns.limits import TurnGuard
 from runtime.turns.rollback import TurnWrites
 from runtime.turns.threads import running_inline
@@ -43,6 +46,8 @@ class RunEnd:
 
     state: dict[str, Any]
     interrupted: bool
+    #: The run went to its end and claimed it (``TurnGuard.finish``): its writes are to be kept.
+    finished: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,9 +68,9 @@ class Run:
     #: Hand on ``messages`` and ``updates`` chunks (of subgraphs too) as they come.
     events: bool
 
-    def steps(self) -> Generator[Chunk | RunEnd | None, None, None]:
+    def steps(self, *, commit: bool = True) -> Generator[Chunk | RunEnd | None, None, None]:
         """Run the graph: per step, a chunk to hand on or ``None``; last, ``RunEnd``, once what
-        the run wrote is committed."""
+        the run wrote is committed (without ``commit``, the caller commits a finished run)."""
         # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
         modes: list[StreamMode] = (
             ["updates", "values", "messages"] if self.events else ["updates", "values"]
@@ -93,7 +98,8 @@ class Run:
                 yield (namespace, mode, payload)
                 continue
             yield None
-        if self.guard.finish():
+        end.finished = self.guard.finish()
+        if end.finished and commit:
             self.writes.commit()
         yield end
 
@@ -145,19 +151,22 @@ async def in_thread(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
 
 async def on_event_loop(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
     """``run`` on this thread, one step at a time, the loop serving others between steps. The
-    deadline is checked between steps: it stops the run at its next one."""
+    deadline is checked between steps: it stops the run at its next one. A finished run commits
+    with the others that finish in the same pass of the loop (``write_together``)."""
     loop = asyncio.get_running_loop()
     timer = loop.call_later(run.guard.policy.deadline_s, run.stop_at_deadline)
     # LangGraph sets context variables while it runs; they stay in the run's own context.
     context = contextvars.copy_context()
     if not run.events:  # streaming tokens, LangGraph runs nodes in threads it waits for
         context.run(running_inline.set, True)
-    steps = run.steps()
+    steps = run.steps(commit=False)
     try:
         while not isinstance(item := context.run(next, steps), RunEnd):
             if item is not None:
                 yield item
             await asyncio.sleep(0)
+        if item.finished:
+            await write_together(run.writes.inner, run.writes.commit)
         yield item
     finally:
         timer.cancel()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -19,6 +21,7 @@ from runtime.persistence import (
     open_persistence,
     redacted,
     waits_on_network,
+    write_together,
 )
 from runtime.plugin_store import PluginStore
 
@@ -149,3 +152,71 @@ def test_only_a_postgresql_checkpointer_waits_on_the_network(tmp_path: Path) -> 
         assert not waits_on_network(file.checkpointer)
     pool: ConnectionPool[Any] = ConnectionPool("postgresql://db.invalid/sessions", open=False)
     assert waits_on_network(PostgresCheckpointer(pool))
+
+
+def save_turn(checkpointer: Any, session: str, *, fail: bool = False) -> None:
+    """A finished turn's writes: one checkpoint of ``session`` (then a failure, with ``fail``)."""
+    config = {"configurable": {"thread_id": session, "checkpoint_ns": ""}}
+    checkpoint = empty_checkpoint()
+    checkpointer.put(config, checkpoint, {"source": "loop", "step": 1}, {})
+    if fail:
+        raise ValueError(f"{session} cannot be saved")
+
+
+def saved(database: Path) -> set[str]:
+    """The sessions another process would read in ``database``."""
+    with open_persistence(f"sqlite:{database}") as reader:
+        return {item.config["configurable"]["thread_id"] for item in reader.checkpointer.list(None)}
+
+
+def test_turns_that_finish_together_commit_once_on_sqlite(tmp_path: Path) -> None:
+    database = tmp_path / "runtime.sqlite"
+    statements: list[str] = []
+
+    async def finish_together(checkpointer: Any) -> None:
+        await asyncio.gather(
+            *(
+                write_together(checkpointer, partial(save_turn, checkpointer, f"s{n}"))
+                for n in range(5)
+            )
+        )
+
+    with open_persistence(f"sqlite:{database}") as persistence:
+        persistence.checkpointer.conn.set_trace_callback(statements.append)  # type: ignore[attr-defined]
+        asyncio.run(finish_together(persistence.checkpointer))
+    assert [s for s in statements if s.upper().startswith("COMMIT")] == ["COMMIT"]
+    assert saved(database) == {f"s{n}" for n in range(5)}
+
+
+def test_a_turn_whose_writes_fail_fails_alone(tmp_path: Path) -> None:
+    """The others of its transaction are rolled back with it, then written again each alone."""
+    database = tmp_path / "runtime.sqlite"
+
+    async def finish_together(checkpointer: Any) -> list[BaseException | None]:
+        writes = [partial(save_turn, checkpointer, s, fail=s == "s1") for s in ("s0", "s1", "s2")]
+        return await asyncio.gather(
+            *(write_together(checkpointer, write) for write in writes), return_exceptions=True
+        )
+
+    with open_persistence(f"sqlite:{database}") as persistence:
+        outcomes = asyncio.run(finish_together(persistence.checkpointer))
+    assert outcomes[0] is None and outcomes[2] is None
+    assert str(outcomes[1]) == "s1 cannot be saved"
+    assert {"s0", "s2"} <= saved(database)
+
+
+def test_a_turn_whose_waiter_left_is_committed_all_the_same(tmp_path: Path) -> None:
+    """A finished turn is kept (``TurnGuard.finish``), even if its transport stopped listening."""
+    database = tmp_path / "runtime.sqlite"
+
+    async def leave(checkpointer: Any) -> None:
+        waiter = asyncio.ensure_future(
+            write_together(checkpointer, partial(save_turn, checkpointer, "s0"))
+        )
+        await asyncio.sleep(0)  # asked for; the transaction runs in the loop's next pass
+        waiter.cancel()
+        await asyncio.sleep(0.01)
+
+    with open_persistence(f"sqlite:{database}") as persistence:
+        asyncio.run(leave(persistence.checkpointer))
+    assert saved(database) == {"s0"}
