@@ -257,8 +257,8 @@ def test_two_connections_to_one_session_on_two_workers_take_turns(
 
 
 def test_each_connection_goes_to_the_worker_holding_the_fewest(sqlite_db: str) -> None:
-    """Sessions stay where they land: the kernel's hash of their addresses would leave 4/6 or
-    3/7 as often as not; one after another, they alternate."""
+    """Sessions stay where they land: the kernel's hash of their addresses would leave them
+    unequal three times in four; one after another, they alternate."""
     with two_workers("--checkpointer", sqlite_db) as served, ExitStack() as stack:
         clients = []
         for _ in range(10):
