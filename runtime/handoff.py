@@ -4,15 +4,16 @@ connection to the worker that holds the fewest.
 A WebSocket session stays on the worker it lands on for its whole life, so how connections are
 spread decides how the work is. The kernel's own ways spread them unevenly: ``SO_REUSEPORT``
 hashes each connection's addresses (100 connections over two workers landed 43/57 in two tries
-of five, and the worker with 57 is still busy when the other has finished), and one socket shared by every
-worker goes to whichever wakes first. So the supervisor alone listens and passes each accepted
-socket (``SCM_RIGHTS`` over a Unix socket pair, one per worker: the ``Channel``) to the worker
-with the fewest connections, counting those it passed that the worker has not taken yet. Only
-the accept goes through the supervisor; the connection's bytes go straight to the worker.
+of five, and the worker with 57 is still busy when the other has finished), and one socket
+shared by every worker goes to whichever wakes first. So the supervisor alone listens and passes
+each accepted socket (``SCM_RIGHTS`` over a Unix socket pair, one per worker: the ``Channel``) to
+the worker with the fewest connections, counting those it passed that the worker has not taken
+yet. Only the accept goes through the supervisor; the connection's bytes go straight to the
+worker.
 
 A worker's side is ``HandedServer``: uvicorn serving the sockets it is handed instead of a socket
 of its own, which says it is ready once the app has started, and publishes what it took and how
-many connections it holds (``Load``, shared memory the supervisor reads without asking).
+many connections it holds (``new_load``: shared memory the supervisor reads without asking).
 """
 
 from __future__ import annotations

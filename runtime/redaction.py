@@ -132,6 +132,9 @@ _RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None
 T = TypeVar("T")
 #: Values that hold no text: most of a state's leaves, returned at once.
 _SCALARS: Final = frozenset({type(None), bool, int, float})
+#: Values the walk skips below a length: strings too short to hold a card number, and empty
+#: containers (a message's empty ``additional_kwargs``, its empty ``tool_calls``).
+_SIZED: Final = {str: MIN_DIGITS, dict: 1, list: 1, tuple: 1}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -462,10 +465,12 @@ def _changed_fields(fields: Iterable[tuple[Any, Any]]) -> dict[Any, Any]:
     changes = {}
     for name, value in fields:
         kind = type(value)
-        if kind in _SCALARS or (kind is str and len(value) < MIN_DIGITS):
+        if kind in _SCALARS or (kind in _SIZED and len(value) < _SIZED[kind]):
+            continue
+        if isinstance(name, str) and _is_identifier(name):  # never changed, so never walked
             continue
         masked = _redacted(value)
-        if masked is not value and not (isinstance(name, str) and _is_identifier(name)):
+        if masked is not value:
             changes[name] = masked
     return changes
 
@@ -475,7 +480,7 @@ def _changed_items(items: list[Any] | tuple[Any, ...]) -> list[Any] | None:
     changed = None
     for index, item in enumerate(items):
         kind = type(item)
-        if kind in _SCALARS or (kind is str and len(item) < MIN_DIGITS):
+        if kind in _SCALARS or (kind in _SIZED and len(item) < _SIZED[kind]):
             continue
         masked = _redacted(item)
         if masked is not item:
