@@ -134,7 +134,7 @@ T = TypeVar("T")
 _SCALARS: Final = frozenset({type(None), bool, int, float})
 #: Values the walk skips below a length: strings too short to hold a card number, and empty
 #: containers (a message's empty ``additional_kwargs``, its empty ``tool_calls``).
-_SIZED: Final = {str: MIN_DIGITS, dict: 1, list: 1, tuple: 1}
+_SIZED: Final[dict[type, int]] = {str: MIN_DIGITS, dict: 1, list: 1, tuple: 1}
 
 
 @dataclasses.dataclass(frozen=True)
