@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager, contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from runtime.coalesced import WebSocketProtocol
 from runtime.settings import Settings
 
 STARTUP_TIMEOUT_S = 30.0
@@ -24,7 +25,8 @@ YOUNG_COLLECTION_AFTER = 7000
 def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
     """uvicorn options shared by every way of serving the app.
 
-    ``log_config=None`` keeps uvicorn's loggers on the single handler of ``configure_logging``.
+    ``log_config=None`` keeps uvicorn's loggers on the single handler of ``configure_logging``;
+    WebSocket frames sent together go out in one write (``runtime.coalesced``).
     The frame limit sits above ``max_message_bytes`` so a moderately oversized message gets a
     ``server.error`` (and the session goes on) while a huge one is cut off by the transport.
     """
@@ -35,6 +37,7 @@ def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
         log_config=None,
         log_level=settings.log_level.lower(),
         ws_max_size=max(4 * settings.max_message_bytes, 1024 * 1024),
+        ws=WebSocketProtocol,
     )
 
 

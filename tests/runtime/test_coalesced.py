@@ -1,0 +1,81 @@
+"""``runtime.coalesced``: the frames of one pass of the event loop leave in one write, on a real
+socket pair (the real transport's ``write`` is counted)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable
+
+from runtime.coalesced import OneWritePerPass, WebSocketProtocol
+from runtime.serving import uvicorn_config
+from runtime.settings import Settings
+
+Scenario = Callable[[OneWritePerPass, list[bytes]], Awaitable[None]]
+
+
+def run(scenario: Scenario) -> bytes:
+    """``scenario`` on a transport over one end of a socket pair; what the other end received
+    (until it closed)."""
+    ours, theirs = socket.socketpair()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+        writes: list[bytes] = []
+        write = transport.write
+
+        def counted(data: bytes | bytearray | memoryview) -> None:
+            writes.append(bytes(data))
+            write(data)
+
+        transport.write = counted  # type: ignore[method-assign]
+        await scenario(OneWritePerPass(transport, loop), writes)
+        transport.close()
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    received = b""
+    with theirs:
+        while chunk := theirs.recv(4096):
+            received += chunk
+    return received
+
+
+def test_the_writes_of_one_pass_leave_as_one() -> None:
+    async def scenario(held: OneWritePerPass, writes: list[bytes]) -> None:
+        for frame in (b"thinking", b"screen", b"voice"):
+            held.write(frame)
+        assert writes == []  # held until the end of this pass
+        await asyncio.sleep(0)
+        assert writes == [b"thinkingscreenvoice"]
+        held.write(b"next turn")
+        await asyncio.sleep(0)
+        assert writes == [b"thinkingscreenvoice", b"next turn"]
+
+    assert run(scenario) == b"thinkingscreenvoicenext turn"
+
+
+def test_closing_writes_what_is_held_first() -> None:
+    async def scenario(held: OneWritePerPass, writes: list[bytes]) -> None:
+        held.write(b"close frame")
+        held.close()
+        assert writes == [b"close frame"]
+
+    assert run(scenario) == b"close frame"
+
+
+def test_aborting_drops_what_is_held() -> None:
+    async def scenario(held: OneWritePerPass, writes: list[bytes]) -> None:
+        held.write(b"never sent")
+        held.abort()
+        await asyncio.sleep(0)
+        assert writes == []
+
+    assert run(scenario) == b""
+
+
+def test_the_server_writes_websockets_through_it() -> None:
+    config = uvicorn_config(object(), Settings())  # type: ignore[arg-type]
+    config.load()
+    assert config.ws_protocol_class is WebSocketProtocol
