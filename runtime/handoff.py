@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
+import os
 import socket
 from dataclasses import dataclass, field
 from multiprocessing.sharedctypes import RawArray
@@ -103,6 +104,9 @@ class Dispatcher:
                 connection, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
+            except OSError as exc:  # out of descriptors or buffers: the rest wait in the backlog
+                logger.warning("cannot accept a connection: %s", exc.strerror)
+                return
             with connection:
                 ready = sorted(
                     (channel for channel in self.channels if channel.ready),
@@ -153,6 +157,8 @@ class HandedServer(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=[])  # no socket of its own (its lifespan has started)
+        if self.should_exit:  # the app failed to start: never say ready
+            return
         loop = asyncio.get_running_loop()
         self.channel.setblocking(False)
         loop.add_reader(self.channel.fileno(), self._take)
@@ -163,22 +169,28 @@ class HandedServer(uvicorn.Server):
         asyncio.get_running_loop().remove_reader(self.channel.fileno())
         if self._reporting is not None:
             self._reporting.cancel()
+        # Connections being opened join uvicorn's before it tells each to close.
+        await asyncio.gather(*self._taking, return_exceptions=True)
         await super().shutdown(sockets)
 
     def _take(self) -> None:
         try:
-            _, fds, _, _ = socket.recv_fds(self.channel, MAX_FDS, MAX_FDS)
+            data, fds, _, _ = socket.recv_fds(self.channel, MAX_FDS, MAX_FDS)
         except BlockingIOError:
             return
-        except OSError:
-            fds = []
-        if not fds:  # the supervisor is gone: its watch stops this worker
+        except OSError as exc:
+            logger.warning("cannot take a connection from the supervisor: %s", exc.strerror)
+            return
+        if not data:  # the supervisor is gone: its watch stops this worker
             asyncio.get_running_loop().remove_reader(self.channel.fileno())
             return
         for fd in fds:
+            os.set_inheritable(fd, False)  # as uvicorn's own accept: no child process gets it
             task = asyncio.ensure_future(self._open(socket.socket(fileno=fd)))
             self._taking.add(task)
             task.add_done_callback(self._taking.discard)
+        if len(fds) < data.count(HANDED):  # dropped by the kernel (this process is out of fds)
+            logger.warning("%d connections handed over were lost", data.count(HANDED) - len(fds))
 
     async def _open(self, connection: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -186,6 +198,9 @@ class HandedServer(uvicorn.Server):
             await loop.connect_accepted_socket(self._protocol, connection)
         except OSError:  # the client left while it was handed over
             connection.close()
+        except BaseException:
+            connection.close()
+            raise
         finally:  # held before taken: the supervisor may count it twice, never not at all
             self.load[HOLDS] = len(self.server_state.connections)
             self.load[TAKEN] += 1

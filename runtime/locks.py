@@ -124,7 +124,7 @@ class FileLocks:
     """A byte of ``<folder>/sessions`` per session, at the offset a hash of its id names."""
 
     def __init__(self, folder: Path) -> None:
-        self._fd = os.open(folder / SESSIONS_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        self._fd = os.open(folder / SESSIONS_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
 
     async def try_acquire(self, session_id: str) -> Held | None:
         # 56 bits: far from colliding, and within any file offset (the byte need not exist).

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -56,6 +57,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from runtime.savers import P, R, SyncBackedSaver
+
+logger = logging.getLogger(__name__)
 
 MEMORY: Final = "memory"
 SQLITE_PREFIX: Final = "sqlite:"
@@ -86,27 +89,35 @@ class ThreadedAsync(SyncBackedSaver[str]):
         return await asyncio.to_thread(method, *args, **kwargs)
 
 
+@dataclass
+class _Group:
+    """A checkpointer's group commit, shared with the copies ``with_allowlist`` makes of it (they
+    share its connection and lock too)."""
+
+    waiting: list[tuple[Callable[[], object], asyncio.Future[None]]] = field(default_factory=list)
+    #: The thread inside ``_one_transaction``, whose writes commit when it ends.
+    owner: int | None = None
+
+
 class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
     """LangGraph's ``SqliteSaver``, usable from async graphs too, with group commit."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
-        self._together: list[tuple[Callable[[], object], asyncio.Future[None]]] = []
-        #: The thread inside ``_one_transaction``, whose writes commit when it ends.
-        self._owner: int | None = None
+        self._group = _Group()
 
     async def write_together(self, write: Callable[[], object]) -> None:
         """Call ``write`` (on this thread) in one transaction with the others asked for in this
         pass of the event loop; return once it is committed."""
         loop = asyncio.get_running_loop()
-        if not self._together:
+        if not self._group.waiting:
             loop.call_soon(self._write_all)
         done = loop.create_future()
-        self._together.append((write, done))
+        self._group.waiting.append((write, done))
         await done
 
     def _write_all(self) -> None:
-        together, self._together = self._together, []
+        together, self._group.waiting = self._group.waiting, []
         try:
             with self._one_transaction():
                 for write, _ in together:
@@ -114,31 +125,46 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
         except Exception:
             # Rolled back: one write's failure is its own, so each is made again alone.
             for write, done in together:
-                _settle(done, write)
+                self._write_alone(write, done)
             return
         for _, done in together:
             if not done.done():  # its waiter may have been cancelled: the write stands
                 done.set_result(None)
 
+    def _write_alone(self, write: Callable[[], object], done: asyncio.Future[None]) -> None:
+        """``write`` in a transaction of its own, ``done`` settled with its outcome."""
+        try:
+            with self._one_transaction():
+                write()
+        except Exception as exc:
+            if not done.done():
+                done.set_exception(exc)
+            else:  # its waiter has left: the turn is lost all the same, so say so
+                logger.exception("a finished turn's writes could not be saved")
+        else:
+            if not done.done():
+                done.set_result(None)
+
     @contextmanager
     def _one_transaction(self) -> Iterator[None]:
+        """Every write through ``cursor`` on this thread meanwhile, committed at the end or
+        rolled back (a commit that fails too)."""
         with self.lock:
-            self._owner = threading.get_ident()
+            self._group.owner = threading.get_ident()
             try:
                 yield
+                self.conn.commit()
             except BaseException:
                 self.conn.rollback()
                 raise
-            else:
-                self.conn.commit()
             finally:
-                self._owner = None
+                self._group.owner = None
 
     @contextmanager
     def cursor(self, transaction: bool = True) -> Iterator[sqlite3.Cursor]:
         """``SqliteSaver``'s, but inside ``_one_transaction`` (which holds the lock) it neither
         takes the lock nor commits."""
-        if self._owner != threading.get_ident():
+        if self._group.owner != threading.get_ident():
             with super().cursor(transaction) as cur:
                 yield cur
             return
@@ -147,18 +173,6 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
             yield cur
         finally:
             cur.close()
-
-
-def _settle(done: asyncio.Future[None], write: Callable[[], object]) -> None:
-    """Call ``write`` alone and settle ``done`` with its outcome."""
-    try:
-        write()
-    except Exception as exc:
-        if not done.done():
-            done.set_exception(exc)
-    else:
-        if not done.done():
-            done.set_result(None)
 
 
 async def write_together(

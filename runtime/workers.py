@@ -165,15 +165,20 @@ class _Supervisor:
         started = [self._start() for _ in range(self.count)]
         self.workers = [worker for worker, _ in started]
         self.dispatcher.channels = [channel for _, channel in started]
-        code = self._watch()
-        self.dispatcher.listener.close()
+        try:
+            code = self._watch()
+        finally:
+            self.dispatcher.listener.close()
+            self._stop_all()
+        logger.info("all %d workers stopped", self.count)
+        return code
+
+    def _stop_all(self) -> None:
         for worker in self.workers:
             if worker.is_alive():
                 worker.terminate()  # SIGTERM: a graceful stop (Ctrl-C has sent SIGINT already)
         for worker in self.workers:
             worker.join()
-        logger.info("all %d workers stopped", self.count)
-        return code
 
     def _start(self) -> tuple[BaseProcess, Channel]:
         load = new_load()
@@ -184,7 +189,11 @@ class _Supervisor:
                 args=(self.settings, os.getpid(), theirs, load),
                 name="a2ui-runtime worker",
             )
-            worker.start()
+            try:
+                worker.start()
+            except BaseException:
+                channel.sock.close()
+                raise
         return worker, channel
 
     def _watch(self) -> int:

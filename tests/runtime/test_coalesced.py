@@ -7,6 +7,8 @@ import asyncio
 import socket
 from collections.abc import Awaitable, Callable
 
+from uvicorn.server import ServerState
+
 from runtime.coalesced import OneWritePerPass, WebSocketProtocol
 from runtime.serving import uvicorn_config
 from runtime.settings import Settings
@@ -75,7 +77,21 @@ def test_aborting_drops_what_is_held() -> None:
     assert run(scenario) == b""
 
 
-def test_the_server_writes_websockets_through_it() -> None:
+def test_the_servers_websockets_write_through_it() -> None:
+    """The protocol ``uvicorn_config`` names wraps the transport of every connection."""
     config = uvicorn_config(object(), Settings())  # type: ignore[arg-type]
     config.load()
     assert config.ws_protocol_class is WebSocketProtocol
+
+    async def main() -> object:
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair()
+        with theirs:
+            transport, protocol = await loop.connect_accepted_socket(
+                lambda: WebSocketProtocol(config=config, server_state=ServerState(), app_state={}),
+                ours,
+            )
+            transport.close()
+            return protocol.transport
+
+    assert isinstance(asyncio.run(main()), OneWritePerPass)

@@ -10,6 +10,7 @@ from typing import Any, TypedDict
 
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -202,7 +203,26 @@ def test_a_turn_whose_writes_fail_fails_alone(tmp_path: Path) -> None:
         outcomes = asyncio.run(finish_together(persistence.checkpointer))
     assert outcomes[0] is None and outcomes[2] is None
     assert str(outcomes[1]) == "s1 cannot be saved"
-    assert {"s0", "s2"} <= saved(database)
+    assert saved(database) == {"s0", "s2"}  # nothing of s1, though its checkpoint was put
+
+
+def test_a_copy_with_an_allowlist_writes_in_the_group_transaction(tmp_path: Path) -> None:
+    """LangGraph's strict msgpack mode gives a run a copy of the checkpointer
+    (``with_allowlist``) that shares its connection and lock: its writes join the group."""
+    database = tmp_path / "runtime.sqlite"
+
+    async def finish(checkpointer: Any) -> None:
+        copy = checkpointer.with_allowlist([("decimal", "Decimal")])
+        assert copy is not checkpointer
+        writes = [partial(save_turn, saver, s) for saver, s in ((checkpointer, "s0"), (copy, "s1"))]
+        await asyncio.wait_for(
+            asyncio.gather(*(write_together(checkpointer, write) for write in writes)), 10
+        )
+
+    with open_persistence(f"sqlite:{database}") as persistence:
+        persistence.checkpointer.serde = JsonPlusSerializer(allowed_msgpack_modules=None)
+        asyncio.run(finish(persistence.checkpointer))
+    assert saved(database) == {"s0", "s1"}
 
 
 def test_a_turn_whose_waiter_left_is_committed_all_the_same(tmp_path: Path) -> None:
