@@ -17,9 +17,10 @@ their async methods here run the synchronous ones in a worker thread.
 
 SQLite runs in WAL mode (LangGraph's ``SqliteSaver`` sets it): readers never wait for the writer,
 and writers from several processes (``serve --workers N``) take turns, each waiting up to
-``SQLITE_BUSY_TIMEOUT_S`` for the others. Turns run on the event loop that finish in one pass of
-it commit in one transaction (``write_together``): one ``fsync`` for them all, which otherwise
-holds up the loop once a turn.
+``SQLITE_BUSY_TIMEOUT_S`` for the others. A finished turn's writes commit in one transaction
+(``write_alone``: all kept, or none), and the turns run on the event loop that finish in one pass
+of it in one transaction together (``write_together``): one ``fsync`` for them all, which
+otherwise holds up the loop once a turn.
 
 The schema migrations run at start-up (under a PostgreSQL advisory lock, or a file lock beside the
 SQLite database, so workers starting together do not race); connections close on exit.
@@ -131,11 +132,15 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
             if not done.done():  # its waiter may have been cancelled: the write stands
                 done.set_result(None)
 
+    def write_alone(self, write: Callable[[], object]) -> None:
+        """Call ``write`` in a transaction of its own: all it writes is kept, or none."""
+        with self._one_transaction():
+            write()
+
     def _write_alone(self, write: Callable[[], object], done: asyncio.Future[None]) -> None:
-        """``write`` in a transaction of its own, ``done`` settled with its outcome."""
+        """``write_alone``, ``done`` settled with its outcome."""
         try:
-            with self._one_transaction():
-                write()
+            self.write_alone(write)
         except Exception as exc:
             if not done.done():
                 done.set_exception(exc)
@@ -173,6 +178,15 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
             yield cur
         finally:
             cur.close()
+
+
+def write_alone(checkpointer: BaseCheckpointSaver[Any], write: Callable[[], object]) -> None:
+    """Call ``write``, a finished turn's writes to ``checkpointer``: on SQLite in one transaction
+    (one ``fsync``, and none of it kept if part fails), elsewhere as the saver writes."""
+    if isinstance(checkpointer, SqliteCheckpointer):
+        checkpointer.write_alone(write)
+    else:
+        write()
 
 
 async def write_together(

@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import StreamMode
 
 from runtime.discovery import Graph
-from runtime.persistence import write_together
+from runtime.persistence import write_alone, write_together
 from runtime.turns.limits import TurnGuard
 from runtime.turns.rollback import TurnWrites
 from runtime.turns.threads import running_inline
@@ -100,7 +100,7 @@ class Run:
             yield None
         end.finished = self.guard.finish()
         if end.finished and commit:
-            self.writes.commit()
+            write_alone(self.writes.inner, self.writes.commit)
         yield end
 
     def stop_at_deadline(self) -> bool:

@@ -22,6 +22,7 @@ from runtime.persistence import (
     open_persistence,
     redacted,
     waits_on_network,
+    write_alone,
     write_together,
 )
 from runtime.plugin_store import PluginStore
@@ -239,4 +240,15 @@ def test_a_turn_whose_waiter_left_is_committed_all_the_same(tmp_path: Path) -> N
 
     with open_persistence(f"sqlite:{database}") as persistence:
         asyncio.run(leave(persistence.checkpointer))
+    assert saved(database) == {"s0"}
+
+
+def test_a_turn_written_alone_is_kept_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A run in a worker thread commits its turn in one transaction too (``write_alone``)."""
+    database = tmp_path / "runtime.sqlite"
+    with open_persistence(f"sqlite:{database}") as persistence:
+        checkpointer = persistence.checkpointer
+        write_alone(checkpointer, partial(save_turn, checkpointer, "s0"))
+        with pytest.raises(ValueError, match="s1 cannot be saved"):
+            write_alone(checkpointer, partial(save_turn, checkpointer, "s1", fail=True))
     assert saved(database) == {"s0"}
