@@ -337,6 +337,18 @@ def test_a_worker_that_cannot_start_stops_them_all(sqlite_db: str, tmp_path: Pat
     assert "failed to start: stopping the others" in done.stderr
 
 
+def test_a_port_already_taken_stops_serve_at_once(sqlite_db: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = [sys.executable, "-m", "runtime.cli", "serve", "--workers", "2"]
+        command += ["--port", str(port), "--checkpointer", sqlite_db]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=STOP_TIMEOUT_S)
+    assert done.returncode == 3
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr
+
+
 def test_memory_sessions_cannot_be_shared_by_workers(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
