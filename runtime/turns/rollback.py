@@ -32,6 +32,7 @@ from langgraph.checkpoint.base import (
     copy_checkpoint,
     get_checkpoint_id,
 )
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from runtime.redaction import redact_values
 from runtime.savers import SyncBackedSaver
@@ -144,10 +145,16 @@ class TurnWrites(SyncBackedSaver[Any]):
     ) -> RunnableConfig:
         thread, ns = _where(config)
         kept = copy_checkpoint(checkpoint)
-        # Only the channels this checkpoint changes: the others were masked when written (and
-        # are what savers store again only by reference, as ``new_versions`` tells them).
         values = kept["channel_values"]
-        values.update({k: redact_values(values[k]) for k in new_versions if k in values})
+        if isinstance(self.inner, SqliteSaver):
+            # It stores every channel in every checkpoint: one a node changed in place without
+            # writing it (a dict of the state it was given) is stored again, so all are masked.
+            changed: Collection[str] = list(values)
+        else:
+            # The others store only the channels that changed (``new_versions``), which are
+            # all that can hold something new: the others were masked when written.
+            changed = [k for k in new_versions if k in values]
+        values.update({k: redact_values(values[k]) for k in changed})
         saved: RunnableConfig = {
             "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
         }

@@ -90,3 +90,35 @@ def test_a_stored_message_changed_in_place_is_masked_again(saver: SqliteSaver) -
     assert contents[0] == "card ****1111"
     stored = saver.conn.execute("SELECT checkpoint FROM checkpoints").fetchall()
     assert all(b"4111 1111" not in row[0] for row in stored)
+
+
+class Profiled(TypedDict, total=False):
+    profile: dict[str, str]
+    text: str
+
+
+def note_in_place(state: Profiled) -> dict[str, Any]:
+    """The first turn writes a profile; the next changes it in place and writes something else:
+    the profile channel keeps its version, yet SQLite's saver stores every channel again."""
+    if "profile" not in state:
+        return {"profile": {"note": "nothing yet"}, "text": "noted"}
+    state["profile"]["note"] = f"card {CARD}"
+    return {"text": "changed in place"}
+
+
+def test_a_channel_changed_in_place_without_a_write_is_masked_too(saver: SqliteSaver) -> None:
+    builder = StateGraph(Profiled).add_node("note", note_in_place).add_edge(START, "note")
+    graph = builder.add_edge("note", END).compile(checkpointer=saver)
+    thread = uuid.uuid4().hex
+    for text in ("first", "second"):
+        writes = TurnWrites(saver)
+        config: RunnableConfig = {
+            "configurable": {"thread_id": thread, CONFIG_KEY_CHECKPOINTER: writes}
+        }
+        graph.invoke({"text": text}, config, durability=DURABILITY)
+        writes.commit()
+    stored = saver.conn.execute("SELECT checkpoint FROM checkpoints").fetchall()
+    assert len(stored) == 2
+    assert all(b"4111 1111" not in row[0] for row in stored)
+    profile = graph.get_state({"configurable": {"thread_id": thread}}).values["profile"]
+    assert profile == {"note": "card ****1111"}
