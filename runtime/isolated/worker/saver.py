@@ -86,10 +86,9 @@ class SnapshotSaver(BaseCheckpointSaver):  # type: ignore[type-arg]
 
     def put(self, config: Any, checkpoint: Any, metadata: Any, *args: Any, **kwargs: Any) -> Any:
         thread, ns, parent = self._where(config)
-        values = dict(checkpoint.get("channel_values") or {})
-        new_versions = args[0] if args else kwargs.get("new_versions") or values
-        # Only the channels this checkpoint changes: the others were masked when written.
-        values.update({k: _masked(values[k]) for k in new_versions if k in values})
+        # Every channel, as it is kept whole: a node may have changed one in place (a dict of the
+        # state it was given) without writing it.
+        values = {k: _masked(v) for k, v in (checkpoint.get("channel_values") or {}).items()}
         kept = {**checkpoint, "channel_values": values}
         # LangGraph 0.2 copies each step's writes into its metadata.
         entry = {"checkpoint": kept, "metadata": _masked(metadata), "parent": parent}

@@ -8,8 +8,14 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+from langgraph.checkpoint.base import empty_checkpoint
+
 from runtime import offline_models, redaction
 from runtime.isolated.process import PROGRAM_DIR
+from runtime.isolated.worker import saver
+
+CARD = "4111 1111 1111 1111"
 
 #: What an agent's environment always has (LangGraph brings langchain-core, which brings pydantic).
 ENVIRONMENT = {"langgraph", "langchain_core", "pydantic"}
@@ -32,3 +38,16 @@ def test_the_worker_and_the_files_it_loads_need_nothing_the_environment_lacks() 
     allowed = set(sys.stdlib_module_names) | ENVIRONMENT | {"__future__"}
     extra = {str(path.name): imported(path) - allowed for path in files}
     assert {name: names for name, names in extra.items() if names} == {}
+
+
+def test_the_worker_masks_every_channel_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole checkpoint goes back to the runtime, whose state holds it as bytes: a channel a
+    node changed in place without writing it (no new version) is masked too."""
+    monkeypatch.setattr(saver, "mask", redaction.redact_values)
+    snapshot = saver.SnapshotSaver()
+    checkpoint = {**empty_checkpoint(), "channel_values": {"profile": {"note": f"card {CARD}"}}}
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    snapshot.put(config, checkpoint, {}, {})  # no channel has a new version
+    kept = snapshot.saved[""]["checkpoint"]["channel_values"]
+    assert kept == {"profile": {"note": "card ****1111"}}
+    assert CARD.encode() not in snapshot.dump()
