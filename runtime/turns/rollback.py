@@ -155,6 +155,10 @@ class TurnWrites(SyncBackedSaver[Any]):
             # all that can hold something new: the others were masked when written.
             changed = [k for k in new_versions if k in values]
         values.update({k: redact_values(values[k]) for k in changed})
+        # Savers add the run's config metadata to a checkpoint's, and a run may put anything there.
+        metadata = redact_values(metadata)
+        if "metadata" in config:
+            config = {**config, "metadata": redact_values(config["metadata"])}
         saved: RunnableConfig = {
             "configurable": {"thread_id": thread, "checkpoint_ns": ns, "checkpoint_id": kept["id"]}
         }

@@ -122,3 +122,18 @@ def test_a_channel_changed_in_place_without_a_write_is_masked_too(saver: SqliteS
     assert all(b"4111 1111" not in row[0] for row in stored)
     profile = graph.get_state({"configurable": {"thread_id": thread}}).values["profile"]
     assert profile == {"note": "card ****1111"}
+
+
+def test_a_checkpoints_metadata_is_masked(saver: SqliteSaver) -> None:
+    """LangGraph copies a run's config metadata into each checkpoint's (an agent's own
+    ``with_config(metadata=...)`` too)."""
+    graph = chat(saver)
+    writes = TurnWrites(saver)
+    config: RunnableConfig = {
+        "configurable": {"thread_id": uuid.uuid4().hex, CONFIG_KEY_CHECKPOINTER: writes},
+        "metadata": {"note": f"card {CARD}", "session_id": "s-1"},
+    }
+    graph.invoke({"messages": [HumanMessage("hi")]}, config, durability=DURABILITY)
+    writes.commit()
+    stored = [row[0] for row in saver.conn.execute("SELECT metadata FROM checkpoints")]
+    assert stored and all(b"****1111" in row and b"4111 1111" not in row for row in stored)
