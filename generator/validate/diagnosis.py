@@ -6,7 +6,8 @@ known causes it is, deterministically, by the error's type and message:
 * ``missing_package``: ``ModuleNotFoundError``, or an ``ImportError`` saying ``pip install X``;
 * ``needs_setting``: a ``KeyError`` on a state key or an environment variable, a provider's
   "set the X_API_KEY environment variable", a context value the agent needs, a pydantic
-  ``ValidationError`` of a settings model;
+  ``ValidationError`` of a value nothing set (missing, or ``None``; a value of the wrong type
+  is the agent's own);
 * ``needs_network``: DNS and connection errors (the checks run offline);
 * ``needs_python``: a ``SyntaxError`` in an agent that asks for a newer Python than the one
   that ran it: the checks' interpreter, or the plugin's environment of its own's (``agent.json``
@@ -80,7 +81,10 @@ _READS_INPUT = re.compile(r"\b(?:state|inputs?|config(?:urable)?)\b.*\[")
 _NEEDS_VALUE = re.compile(r"needs a value for '([^']+)'")
 _ENV_NAME = re.compile(r"\b([A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|URL|PASSWORD))\b")
 _PROVIDER_KEY = re.compile(r"api[_ ]key|environment variable|must be set", re.IGNORECASE)
-_VALIDATION = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n(\w+)")
+#: A pydantic ``ValidationError``: the model, its first field and what is wrong with it.
+_VALIDATION = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n(\w+)\n\s*(.*)")
+#: What pydantic says of a value nothing set: none given, or ``None`` (an unset variable read).
+_UNSET = re.compile(r"\[type=missing\b|\binput_value=None\b")
 #: A traceback's exception line: ``module.Name: message`` (a class name, or one like ``gaierror``).
 _EXCEPTION_LINE = re.compile(r"^(?:[a-z_]\w*\.)*((?:[A-Z]\w*|\w*error)(?::\s.*)?)$")
 _NETWORK = (
@@ -351,7 +355,7 @@ def _network(failed: CheckResult, text: str) -> Diagnosis | None:
 def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
     if (key := _last(_NEEDS_VALUE, text)) is not None:
         return _needs(failed, key, f'agent.json "context": {{"{key}": ...}}', "a run setting")
-    if (match := _last_match(_VALIDATION, text)) is not None:
+    if (match := _last_match(_VALIDATION, text)) is not None and _UNSET.search(match.group(3)):
         model, field = match.group(1), match.group(2)
         where = (
             f"the environment variable {field.upper()} (read by the settings model {model})"

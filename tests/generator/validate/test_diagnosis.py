@@ -72,6 +72,11 @@ except ImportError as exc:
         'settings = Settings(search_depth=os.environ.get("SEARCH_DEPTH"))',
     ),
     "network_at_import": ("pass", 'ADDRESS = socket.getaddrinfo("models.example.invalid", 443)'),
+    # A value of the wrong type, not one left unset: the agent's own bug, not a setting.
+    "wrong_type": (
+        'Reply(count="many")',
+        "from pydantic import BaseModel\n\n\nclass Reply(BaseModel):\n    count: int",
+    ),
     "bug": ('raise ValueError("the parser lost its place")', ""),
 }
 
@@ -89,6 +94,7 @@ EXPECTED: dict[str, tuple[str, str, str, str, int | None]] = {
         13,
     ),
     "network_at_import": ("needs_network", "failure", "import", "when it runs", 6),
+    "wrong_type": ("agent_bug", "failure", "turns", "fix the agent", 13),
     "bug": ("agent_bug", "failure", "turns", "fix the agent", 9),
 }
 
