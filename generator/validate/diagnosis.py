@@ -4,10 +4,10 @@
 known causes it is, deterministically, by the error's type and message:
 
 * ``missing_package``: ``ModuleNotFoundError``, or an ``ImportError`` saying ``pip install X``;
-* ``needs_setting``: a ``KeyError`` on a state key or an environment variable, a provider's
-  "set the X_API_KEY environment variable", a context value the agent needs, a pydantic
-  ``ValidationError`` of a value nothing set (missing, or ``None``; a value of the wrong type
-  is the agent's own);
+* ``needs_setting``: a ``KeyError`` on a state key or an environment variable, a provider's or a
+  tool's "set the X_API_KEY environment variable" (in pydantic's lines too), a context value the
+  agent needs, a pydantic ``ValidationError`` of a value nothing set (missing, or ``None``; a
+  value of the wrong type is the agent's own);
 * ``needs_network``: DNS and connection errors (the checks run offline);
 * ``needs_python``: a ``SyntaxError`` in an agent that asks for a newer Python than the one
   that ran it: the checks' interpreter, or the plugin's environment of its own's (``agent.json``
@@ -79,10 +79,13 @@ _KEY_NAMED = re.compile(r"\bKeyError: '([^']+)'")
 #: The code of a frame reading the graph's state or run configuration by key.
 _READS_INPUT = re.compile(r"\b(?:state|inputs?|config(?:urable)?)\b.*\[")
 _NEEDS_VALUE = re.compile(r"needs a value for '([^']+)'")
-_ENV_NAME = re.compile(r"\b([A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|URL|PASSWORD))\b")
+_ENV_NAME = re.compile(
+    r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|TOKEN|SECRET|URL|PASSWORD))\b"
+)
 _PROVIDER_KEY = re.compile(r"api[_ ]key|environment variable|must be set", re.IGNORECASE)
 #: A pydantic ``ValidationError``: the model, its first field and what is wrong with it.
 _VALIDATION = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n(\w+)\n\s*(.*)")
+_VALIDATION_ERROR = re.compile(r"ValidationError: \d+ validation errors? for \w+\n")
 #: What pydantic says of a value nothing set: none given, or ``None`` (an unset variable read).
 _UNSET = re.compile(r"\[type=missing\b|\binput_value=None\b")
 #: A traceback's exception line: ``module.Name: message`` (a class name, or one like ``gaierror``).
@@ -370,7 +373,7 @@ def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
         if _READS_INPUT.search(_last_code_line(text)):
             where = f'agent.json "inputs": {{"{key}": ...}}'
             return _needs(failed, key, where, "an input field")
-    exception = _exception_line(text) or ""
+    exception = f"{_exception_line(text) or ''}\n{_validation_details(text)}"
     if _PROVIDER_KEY.search(exception) and (name := _last(_ENV_NAME, exception)) is not None:
         where = f'the environment variable {name} (listed in agent.json "env")'
         return _needs(failed, name, where, "an environment variable")
@@ -441,6 +444,13 @@ def _exception_line(text: str) -> str | None:
     """The last ``SomeError: message`` line."""
     found = [m.group(1) for line in text.splitlines() if (m := _EXCEPTION_LINE.match(line))]
     return found[-1] if found else None
+
+
+def _validation_details(text: str) -> str:
+    """What a pydantic ``ValidationError`` says under its exception line (a validator's own
+    message, such as a search tool's "add an environment variable `X_API_KEY`"), or nothing."""
+    match = _last_match(_VALIDATION_ERROR, text)
+    return text[match.end() :] if match else ""
 
 
 def _last(pattern: re.Pattern[str], text: str) -> str | None:

@@ -72,6 +72,23 @@ except ImportError as exc:
         'settings = Settings(search_depth=os.environ.get("SEARCH_DEPTH"))',
     ),
     "network_at_import": ("pass", 'ADDRESS = socket.getaddrinfo("models.example.invalid", 443)'),
+    # A search tool's wrapper checking its key in a model validator, as Tavily's does: pydantic
+    # says which variable in the lines under its exception line.
+    "tool_key": (
+        "pass",
+        "from pydantic import BaseModel, model_validator\n\n\n"
+        "class SearchWrapper(BaseModel):\n"
+        '    @model_validator(mode="before")\n'
+        "    @classmethod\n"
+        "    def find_key(cls, values):\n"
+        '        if not os.environ.get("SEARCH_TOOL_API_KEY"):\n'
+        "            raise ValueError(\n"
+        '                "Did not find search_tool_api_key, please add an environment variable"\n'
+        '                " `SEARCH_TOOL_API_KEY` which contains it."\n'
+        "            )\n"
+        "        return values\n\n\n"
+        "search = SearchWrapper()",
+    ),
     # A value of the wrong type, not one left unset: the agent's own bug, not a setting.
     "wrong_type": (
         'Reply(count="many")',
@@ -95,6 +112,13 @@ EXPECTED: dict[str, tuple[str, str, str, str, int | None]] = {
     ),
     "network_at_import": ("needs_network", "failure", "import", "when it runs", 6),
     "wrong_type": ("agent_bug", "failure", "turns", "fix the agent", 13),
+    "tool_key": (
+        "needs_setting",
+        "failure",
+        "import",
+        "environment variable SEARCH_TOOL_API_KEY",
+        21,
+    ),
     "bug": ("agent_bug", "failure", "turns", "fix the agent", 9),
 }
 
