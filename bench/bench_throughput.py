@@ -5,12 +5,11 @@ bare graph, the mortgage plugin's graph invoked directly on a SQLite checkpointe
 Then ``a2ui-runtime serve --checkpointer sqlite:... --workers N`` in a subprocess, for N = 1 and N
 = the cores, plays ``bench_runtime``'s load: 100 WebSocket sessions of 5 turns, its clock started
 once every session is connected and welcomed (so only turns are timed and counted), three times
-over; each row is the median load (by turns per second). Each row
-prints turns per second and its ratio to the limit, p50/p95 latency, and the CPU each turn cost
-the server (all its workers; ``x floor``: as a multiple of the bare graph's) and the client. The
-client shares the machine's cores with the server, and so does any other work on the machine:
-the last column is the cores that other processes took meanwhile (``/proc/stat``), which the
-server could not have.
+over. Each row is the median load (by turns per second): turns per second and their ratio to the
+limit, p50/p95 latency, and the CPU each turn cost the server (all its workers; ``x floor``: as a
+multiple of the bare graph's) and the client. The client shares the machine's cores with the
+server, and so does any other work on the machine: the last column is the cores that other
+processes took meanwhile (``/proc/stat``), which the server could not have.
 
 Prints figures only.
 """

@@ -23,7 +23,8 @@ import ctypes
 import logging
 import os
 import socket
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from multiprocessing.sharedctypes import RawArray
 from typing import Final
 
@@ -90,33 +91,22 @@ class Channel:
         return True
 
 
-@dataclass
-class Dispatcher:
-    """The supervisor's listener and its workers' channels."""
-
-    listener: socket.socket
-    channels: list[Channel] = field(default_factory=list)
-
-    def accept(self) -> None:
-        """Hand every waiting connection to the ready worker holding the fewest."""
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as exc:  # out of descriptors or buffers: the rest wait in the backlog
-                logger.warning("cannot accept a connection: %s", exc.strerror)
-                return
-            with connection:
-                ready = sorted(
-                    (channel for channel in self.channels if channel.ready),
-                    key=Channel.connections,
-                )
-                if not any(channel.hand(connection) for channel in ready):
-                    logger.warning("no worker could take a connection: it is closed")
-
-    def all_ready(self) -> bool:
-        return all(channel.ready for channel in self.channels)
+def hand_over(listener: socket.socket, channels: Sequence[Channel]) -> None:
+    """Accept every connection waiting on ``listener``, each handed to the ready worker (of
+    ``channels``) holding the fewest."""
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:  # out of descriptors or buffers: the rest wait in the backlog
+            logger.warning("cannot accept a connection: %s", exc.strerror)
+            return
+        with connection:
+            ready = [channel for channel in channels if channel.ready]
+            ready.sort(key=Channel.connections)
+            if not any(channel.hand(connection) for channel in ready):
+                logger.warning("no worker could take a connection: it is closed")
 
 
 def listener(host: str, port: int) -> socket.socket:

@@ -126,7 +126,7 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
         except Exception:
             # Rolled back: one write's failure is its own, so each is made again alone.
             for write, done in together:
-                self._write_alone(write, done)
+                self._settle_alone(write, done)
             return
         for _, done in together:
             if not done.done():  # its waiter may have been cancelled: the write stands
@@ -137,7 +137,7 @@ class SqliteCheckpointer(ThreadedAsync, SqliteSaver):
         with self._one_transaction():
             write()
 
-    def _write_alone(self, write: Callable[[], object], done: asyncio.Future[None]) -> None:
+    def _settle_alone(self, write: Callable[[], object], done: asyncio.Future[None]) -> None:
         """``write_alone``, ``done`` settled with its outcome."""
         try:
             self.write_alone(write)
@@ -215,6 +215,12 @@ class Persistence:
 def waits_on_network(checkpointer: BaseCheckpointSaver[Any]) -> bool:
     """Whether every call of ``checkpointer`` is a round trip to a server (PostgreSQL)."""
     return isinstance(checkpointer, PostgresCheckpointer)
+
+
+def stores_every_channel(checkpointer: BaseCheckpointSaver[Any]) -> bool:
+    """Whether ``checkpointer`` stores every channel's value in each checkpoint (SQLite's), not
+    only those with a new version (memory, PostgreSQL, which inline only immutable values)."""
+    return isinstance(checkpointer, SqliteSaver)
 
 
 def check_url(url: str) -> str:

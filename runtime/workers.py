@@ -31,6 +31,7 @@ import socket
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from types import FrameType
@@ -40,7 +41,7 @@ from fastapi import FastAPI
 from uvicorn.config import STARTUP_FAILURE
 
 from runtime.extensions import IMPORT_API
-from runtime.handoff import Channel, Dispatcher, HandedServer, channel_pair, listener, new_load
+from runtime.handoff import Channel, HandedServer, channel_pair, hand_over, listener, new_load
 from runtime.logging import configure_logging
 from runtime.offline_models import use_offline_models
 from runtime.persistence import is_shared
@@ -139,6 +140,14 @@ def _work(
     HandedServer(uvicorn_config(app, settings), channel, load).run()
 
 
+@dataclass
+class _Worker:
+    """A worker process and the supervisor's end of its channel."""
+
+    process: BaseProcess
+    channel: Channel
+
+
 class _Supervisor:
     """Starts the workers, replaces those that die, stops them all on Ctrl-C or SIGTERM."""
 
@@ -146,8 +155,8 @@ class _Supervisor:
         self.settings = settings
         self.count = count
         self.stopping = False
-        self.workers: list[BaseProcess] = []
-        self.dispatcher = Dispatcher(listening)
+        self.workers: list[_Worker] = []
+        self.listening = listening
         #: Set once every worker first started: connections wait in the backlog until then, so
         #: the first ones do not all go to the first worker up.
         self.accepting = False
@@ -162,72 +171,72 @@ class _Supervisor:
             self.count,
             os.getpid(),
         )
-        started = [self._start() for _ in range(self.count)]
-        self.workers = [worker for worker, _ in started]
-        self.dispatcher.channels = [channel for _, channel in started]
+        self.workers = [self._start() for _ in range(self.count)]
         try:
             code = self._watch()
         finally:
-            self.dispatcher.listener.close()
+            self.listening.close()
             self._stop_all()
         logger.info("all %d workers stopped", self.count)
         return code
 
     def _stop_all(self) -> None:
         for worker in self.workers:
-            if worker.is_alive():
-                worker.terminate()  # SIGTERM: a graceful stop (Ctrl-C has sent SIGINT already)
+            if worker.process.is_alive():
+                # SIGTERM: a graceful stop (Ctrl-C has sent SIGINT already)
+                worker.process.terminate()
         for worker in self.workers:
-            worker.join()
+            worker.process.join()
 
-    def _start(self) -> tuple[BaseProcess, Channel]:
+    def _start(self) -> _Worker:
         load = new_load()
         channel, theirs = channel_pair(load)
         with theirs:  # the worker gets a copy
-            worker = multiprocessing.get_context("spawn").Process(
+            process = multiprocessing.get_context("spawn").Process(
                 target=_work,
                 args=(self.settings, os.getpid(), theirs, load),
                 name="a2ui-runtime worker",
             )
             try:
-                worker.start()
+                process.start()
             except BaseException:
                 channel.sock.close()
                 raise
-        return worker, channel
+        return _Worker(process, channel)
 
     def _watch(self) -> int:
         """Hand connections over and replace workers that die until asked to stop; the exit
         code."""
-        channels = self.dispatcher.channels
         while not self.stopping:
-            waiting: list[Any] = [worker.sentinel for worker in self.workers]
+            channels = [worker.channel for worker in self.workers]
+            waiting: list[Any] = [worker.process.sentinel for worker in self.workers]
             waiting += [channel.sock for channel in channels if not channel.ended]
             if self.accepting:
-                waiting.append(self.dispatcher.listener)
+                waiting.append(self.listening)
             ready = wait(waiting, timeout=WATCH_S)
             for channel in channels:
                 if channel.sock in ready:
                     channel.read()
-            if not self.accepting and self.dispatcher.all_ready():
+            if not self.accepting and all(channel.ready for channel in channels):
                 self.accepting = True
                 logger.info("all %d workers have started", self.count)
-            if self.dispatcher.listener in ready:
-                self.dispatcher.accept()
+            if self.listening in ready:
+                hand_over(self.listening, channels)
             for index, worker in enumerate(self.workers):
-                if worker.sentinel not in ready or self.stopping:
+                ended = worker.process
+                if ended.sentinel not in ready or self.stopping:
                     continue
-                worker.join()
-                if worker.exitcode == STARTUP_FAILURE:
-                    logger.error("worker %d failed to start: stopping the others", worker.pid)
+                ended.join()
+                if ended.exitcode == STARTUP_FAILURE:
+                    logger.error("worker %d failed to start: stopping the others", ended.pid)
                     return STARTUP_FAILURE
-                channels[index].sock.close()
-                self.workers[index], channels[index] = self._start()
+                worker.channel.sock.close()
+                self.workers[index] = self._start()
                 logger.warning(
                     "worker %d died (exit code %s); worker %d replaces it",
-                    worker.pid,
-                    worker.exitcode,
-                    self.workers[index].pid,
+                    ended.pid,
+                    ended.exitcode,
+                    self.workers[index].process.pid,
                 )
         return 0
 

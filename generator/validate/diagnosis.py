@@ -83,9 +83,10 @@ _ENV_NAME = re.compile(
     r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|KEY|TOKEN|SECRET|URL|PASSWORD))\b"
 )
 _PROVIDER_KEY = re.compile(r"api[_ ]key|environment variable|must be set", re.IGNORECASE)
-#: A pydantic ``ValidationError``: the model, its first field and what is wrong with it.
-_VALIDATION = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n(\w+)\n\s*(.*)")
-_VALIDATION_ERROR = re.compile(r"ValidationError: \d+ validation errors? for \w+\n")
+#: A pydantic ``ValidationError``'s first line (its model); ``_VALIDATION`` also reads the first
+#: field and what is wrong with it.
+_VALIDATION_ERROR = re.compile(r"ValidationError: \d+ validation errors? for (\w+)\n")
+_VALIDATION = re.compile(_VALIDATION_ERROR.pattern + r"(\w+)\n\s*(.*)")
 #: What pydantic says of a value nothing set: none given, or ``None`` (an unset variable read).
 _UNSET = re.compile(r"\[type=missing\b|\binput_value=None\b")
 #: A traceback's exception line: ``module.Name: message`` (a class name, or one like ``gaierror``).

@@ -32,8 +32,8 @@ from langgraph.checkpoint.base import (
     copy_checkpoint,
     get_checkpoint_id,
 )
-from langgraph.checkpoint.sqlite import SqliteSaver
 
+from runtime.persistence import stores_every_channel
 from runtime.redaction import redact_values
 from runtime.savers import SyncBackedSaver
 
@@ -146,13 +146,13 @@ class TurnWrites(SyncBackedSaver[Any]):
         thread, ns = _where(config)
         kept = copy_checkpoint(checkpoint)
         values = kept["channel_values"]
-        if isinstance(self.inner, SqliteSaver):
-            # It stores every channel in every checkpoint: one a node changed in place without
-            # writing it (a dict of the state it was given) is stored again, so all are masked.
+        if stores_every_channel(self.inner):
+            # One a node changed in place without writing it (a dict of the state it was given)
+            # is stored again, so all are masked.
             changed: Collection[str] = list(values)
         else:
-            # The others store only the channels that changed (``new_versions``), which are
-            # all that can hold something new: the others were masked when written.
+            # Only the channels that changed (``new_versions``) are stored, which are all that
+            # can hold something new: the others were masked when written.
             changed = [k for k in new_versions if k in values]
         values.update({k: redact_values(values[k]) for k in changed})
         # Savers add the run's config metadata to a checkpoint's, and a run may put anything there.

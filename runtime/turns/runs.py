@@ -68,9 +68,9 @@ class Run:
     #: Hand on ``messages`` and ``updates`` chunks (of subgraphs too) as they come.
     events: bool
 
-    def steps(self, *, commit: bool = True) -> Generator[Chunk | RunEnd | None, None, None]:
-        """Run the graph: per step, a chunk to hand on or ``None``; last, ``RunEnd``, once what
-        the run wrote is committed (without ``commit``, the caller commits a finished run)."""
+    def steps(self) -> Generator[Chunk | RunEnd | None, None, None]:
+        """Run the graph: per step, a chunk to hand on or ``None``; last, ``RunEnd``, whose
+        writes the caller commits if it ``finished``."""
         # Subgraphs' chunks (an imported agent's tokens) only when someone listens: they cost.
         modes: list[StreamMode] = (
             ["updates", "values", "messages"] if self.events else ["updates", "values"]
@@ -99,8 +99,6 @@ class Run:
                 continue
             yield None
         end.finished = self.guard.finish()
-        if end.finished and commit:
-            write_alone(self.writes.inner, self.writes.commit)
         yield end
 
     def stop_at_deadline(self) -> bool:
@@ -123,6 +121,8 @@ async def in_thread(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
     def work() -> None:
         try:
             for item in run.steps():
+                if isinstance(item, RunEnd) and item.finished:  # here, before the loop hears
+                    write_alone(run.writes.inner, run.writes.commit)
                 if item is not None:
                     put(item)
         except BaseException as exc:
@@ -159,7 +159,7 @@ async def on_event_loop(run: Run) -> AsyncGenerator[Chunk | RunEnd, None]:
     context = contextvars.copy_context()
     if not run.events:  # streaming tokens, LangGraph runs nodes in threads it waits for
         context.run(running_inline.set, True)
-    steps = run.steps(commit=False)
+    steps = run.steps()
     try:
         while not isinstance(item := context.run(next, steps), RunEnd):
             if item is not None:

@@ -8,15 +8,32 @@ import select
 import socket
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 
 import pytest
 
-from runtime.handoff import HOLDS, TAKEN, Channel, Dispatcher, channel_pair, listener, new_load
+from runtime.handoff import (
+    HOLDS,
+    TAKEN,
+    Channel,
+    channel_pair,
+    hand_over,
+    listener,
+    new_load,
+)
+
+
+@dataclass(frozen=True)
+class Served:
+    """The supervisor's listener and channels."""
+
+    listener: socket.socket
+    channels: list[Channel]
 
 
 @contextmanager
-def dispatcher(workers: int) -> Iterator[tuple[Dispatcher, list[socket.socket]]]:
-    """A dispatcher on a free port with ``workers`` started workers, and the workers' ends."""
+def dispatcher(workers: int) -> Iterator[tuple[Served, list[socket.socket]]]:
+    """A listener on a free port with ``workers`` started workers, and the workers' ends."""
     with ExitStack() as stack:
         listening = stack.enter_context(listener("127.0.0.1", 0))
         pairs = [channel_pair(new_load()) for _ in range(workers)]
@@ -24,16 +41,16 @@ def dispatcher(workers: int) -> Iterator[tuple[Dispatcher, list[socket.socket]]]
             channel.ready = True
             stack.enter_context(channel.sock)
             stack.enter_context(theirs)
-        yield Dispatcher(listening, [c for c, _ in pairs]), [theirs for _, theirs in pairs]
+        yield Served(listening, [c for c, _ in pairs]), [theirs for _, theirs in pairs]
 
 
-def connect(served: Dispatcher, count: int = 1) -> list[socket.socket]:
+def connect(served: Served, count: int = 1) -> list[socket.socket]:
     """``count`` clients, one after another, each accepted and handed over."""
     clients = []
     for _ in range(count):
         clients.append(socket.create_connection(served.listener.getsockname()))
         select.select([served.listener], [], [], 5)
-        served.accept()
+        hand_over(served.listener, served.channels)
     return clients
 
 
