@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from generator.errors import AgentImportError
+from runtime.quotes import excerpt
 
 #: Folders of a source tree that never hold the agent's own code, by name, so nothing walks,
 #: inspects or vendors them: git's data (``.git``), bytecode compiled from the source
@@ -36,20 +37,26 @@ TOOL_FOLDERS = frozenset(
 )
 
 
-def within(root: Path, relative: str | Path, *, what: str) -> Path:
+def within(root: Path, relative: str | Path, *, what: str, file: str | None = None) -> Path:
     """Resolve ``relative`` under ``root``; refuse paths or symlinks that leave the tree.
 
-    The lexical check catches ``..`` escapes, the resolved check catches symlinks (of the file
-    or of any folder on the way) pointing out.
+    A NUL is refused first: no file name holds one, and the system calls below would raise
+    ``ValueError`` for it. The lexical check catches ``..`` escapes, the resolved check catches
+    symlinks (of the file or of any folder on the way) pointing out. ``file`` is where
+    ``relative`` was written, named in the error.
     """
+    written = Path(relative).as_posix()
+    if "\0" in written:
+        raise AgentImportError(f"{what} {excerpt(written)} holds a NUL character", file=file)
     lexical = Path(os.path.normpath(root / relative))
     if not is_inside(root, lexical):
-        raise AgentImportError(f"{what} {Path(relative).as_posix()} leaves the source tree")
+        raise AgentImportError(f"{what} {written} leaves the source tree", file=file)
     resolved = lexical.resolve()
     if not is_inside(root, resolved):
         shown = lexical.relative_to(root).as_posix()
         raise AgentImportError(
-            f"{what} {shown} is a symlink pointing out of the source tree (to {resolved})"
+            f"{what} {shown} is a symlink pointing out of the source tree (to {resolved})",
+            file=file,
         )
     return resolved
 

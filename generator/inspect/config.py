@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,8 +30,10 @@ from generator.inspect.local_packages import (
 )
 from generator.models import Warning_
 from generator.paths import find_module, is_inside, is_searched_folder, relative, within
+from runtime.quotes import excerpt
 
 CONFIG_NAME = "langgraph.json"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx")
 #: Keys of langgraph-cli's config schema that this generator reads or knowingly ignores.
 KNOWN_KEYS = frozenset(
@@ -199,11 +202,38 @@ def _find_configs(root: Path) -> list[Path]:
 
 def _read_json(path: Path, rel: str) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise AgentImportError("not UTF-8 text", file=rel) from None
     except json.JSONDecodeError as exc:
         raise AgentImportError(f"invalid JSON: {exc.msg}", file=rel, line=exc.lineno) from None
+    except RecursionError:
+        raise AgentImportError("invalid JSON: nested too deep", file=rel) from None
+    if (bad := _with_lone_surrogate(data)) is not None:
+        raise AgentImportError(
+            f"{excerpt(bad)} holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), "
+            "which is not text",
+            file=rel,
+        )
+    return data
+
+
+def _with_lone_surrogate(data: object) -> str | None:
+    """A string of ``data`` (keys too) holding a lone surrogate, if any.
+
+    JSON's ``\\ud800`` escape decodes to one; no file name, UTF-8 output or JSON answer can
+    hold it (``UnicodeEncodeError``), and every string of the config ends up in one of those.
+    """
+    pending = [data]
+    while pending:  # not recursive: json.loads nests as deep as the recursion limit allows
+        item = pending.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return item
+        if isinstance(item, dict):
+            pending += [*item, *item.values()]
+        elif isinstance(item, list):
+            pending += item
+    return None
 
 
 def is_local_dependency(spec: str) -> bool:
@@ -215,7 +245,7 @@ def _local_dependencies(root: Path, folder: Path, dependencies: list[str], rel: 
     """The local entries of ``dependencies``, resolved inside the source tree."""
     local = []
     for dep in filter(is_local_dependency, dependencies):
-        path = within(root, folder.relative_to(root) / dep, what="dependency")
+        path = within(root, folder.relative_to(root) / dep, what="dependency", file=rel)
         if not path.exists():
             raise AgentImportError(f"dependency {dep!r} does not exist", file=rel)
         local.append(path)
@@ -224,7 +254,7 @@ def _local_dependencies(root: Path, folder: Path, dependencies: list[str], rel: 
 
 def _source_project(root: Path, folder: Path, source: UvSource, rel: str) -> Path:
     """The folder of the project ``source`` names: its uv root, or that workspace's member."""
-    base = within(root, folder.relative_to(root) / source.root, what="source root")
+    base = within(root, folder.relative_to(root) / source.root, what="source root", file=rel)
     if not (base / "pyproject.toml").is_file():
         raise AgentImportError(f"source root {source.root!r} has no pyproject.toml", file=rel)
     if source.package is None or project_name(base) == canonicalize_name(source.package):
@@ -322,7 +352,7 @@ def _resolve(
             file=rel,
         )
     if "/" in target or "\\" in target or target.endswith(".py"):
-        path = within(root, folder.relative_to(root) / target, what=f"graph {gid!r} file")
+        path = within(root, folder.relative_to(root) / target, what=f"graph {gid!r} file", file=rel)
         if not path.is_file():
             raise AgentImportError(f"graph {gid!r}: {target} does not exist", file=rel)
     else:

@@ -227,6 +227,29 @@ def test_bad_input_is_one_line(
     assert "\n" not in answer.json()["error"]
 
 
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        (r"./a\u0000b.py:graph", r"langgraph.json: graph 'agent' file 'a\x00b.py' holds a NUL"),
+        (r"./\ud800.py:graph", r"langgraph.json: './\ud800.py:graph' holds a lone surrogate"),
+    ],
+    ids=["nul", "lone-surrogate"],
+)
+def test_a_graph_spec_that_is_no_file_name_is_400(
+    server: Server, tmp_path: Path, spec: str, error: str
+) -> None:
+    agent = write_files(
+        tmp_path / "agent", {"langgraph.json": f'{{"graphs": {{"agent": "{spec}"}}}}'}
+    )
+    with server() as client:
+        inspected = client.post("/api/import-agent/inspect", json={"url": str(agent)})
+        imported = _import(client, url=str(agent), dry_run=True)
+
+    for answer in (inspected, imported):
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"].startswith(error)
+
+
 def test_bad_url_is_400(server: Server) -> None:
     with server() as client:
         answer = _import(client, url="https://127.0.0.1:9/nothing-here.git")

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from generator.cli import main
 from generator.models import Inspection
 
@@ -148,6 +150,19 @@ def test_missing_graph_file(make_project: MakeProject) -> None:
 def test_spec_escaping_the_tree(make_project: MakeProject) -> None:
     root = make_project({"langgraph.json": '{"graphs": {"agent": "../../etc/agent.py:graph"}}'})
     assert_one_error(cli(str(root)), "graph 'agent' file ../../etc/agent.py leaves the source tree")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (r"./a\u0000b.py:graph", r"langgraph.json: graph 'agent' file 'a\x00b.py' holds a NUL"),
+        (r"./\ud800.py:graph", r"langgraph.json: './\ud800.py:graph' holds a lone surrogate"),
+    ],
+    ids=["nul", "lone-surrogate"],
+)
+def test_a_spec_that_is_no_file_name(make_project: MakeProject, spec: str, message: str) -> None:
+    root = make_project({"langgraph.json": f'{{"graphs": {{"agent": "{spec}"}}}}'})
+    assert_one_error(cli(str(root)), message)
 
 
 def test_symlink_pointing_out(

@@ -127,6 +127,7 @@ def test_no_config_names_langgraph_json(make_project: MakeProject) -> None:
     ("text", "message"),
     [
         ('{"graphs": ', r"langgraph\.json:1: invalid JSON"),
+        ("[" * 100_000, r"langgraph\.json: invalid JSON: nested too deep"),
         ("[1, 2]", "invalid langgraph.json: top level"),
         ('{"graphs": {}}', "invalid langgraph.json: graphs"),
         ('{"dependencies": ["."]}', "invalid langgraph.json: graphs: Field required"),
@@ -148,6 +149,53 @@ def test_missing_graph_file(make_project: MakeProject) -> None:
         AgentImportError, match=r"langgraph\.json: graph 'a': \./agent/graph\.py does not exist"
     ):
         load_config(root)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            r'{"graphs": {"a": "./a\u0000b.py:graph"}}',
+            r"langgraph.json: graph 'a' file 'a\x00b.py' holds a NUL character",
+        ),
+        (
+            r'{"graphs": {"a": "a.py:g"}, "dependencies": ["./lib\u0000"]}',
+            r"langgraph.json: dependency 'lib\x00' holds a NUL character",
+        ),
+        (
+            r'{"graphs": {"a": "a.py:g"}, "source": {"kind": "uv", "root": "\u0000"}}',
+            r"langgraph.json: source root '\x00' holds a NUL character",
+        ),
+        (
+            r'{"graphs": {"a": "./src/\ud800.py:graph"}}',
+            r"langgraph.json: './src/\ud800.py:graph' holds a lone surrogate",
+        ),
+        (
+            r'{"graphs": {"a": "a.py:g"}, "dependencies": ["./\udfff"]}',
+            r"langgraph.json: './\udfff' holds a lone surrogate",
+        ),
+        (
+            r'{"graphs": {"\udc00": "a.py:g"}, "env": "\ud800.env"}',
+            "langgraph.json: '\\ud",  # a graph id and an env file are written out too
+        ),
+    ],
+    ids=["graph-nul", "dependency-nul", "source-nul", "graph-surrogate", "dependency-surrogate",
+         "other-surrogates"],
+)  # fmt: skip
+def test_a_character_no_file_name_or_text_holds_is_one_error(
+    make_project: MakeProject, text: str, message: str
+) -> None:
+    root = make_project({"langgraph.json": text, "a.py": GRAPH})
+    with pytest.raises(AgentImportError) as refused:
+        load_config(root)
+    assert str(refused.value).startswith(message)
+
+
+def test_a_surrogate_pair_is_one_character(make_project: MakeProject) -> None:
+    root = make_project(
+        {"langgraph.json": r'{"graphs": {"\ud83d\ude00": "a.py:g"}}', "a.py": GRAPH}
+    )
+    assert load_config(root).graphs[0].graph_id == "\N{GRINNING FACE}"
 
 
 @pytest.mark.parametrize("spec", ["../outside.py:graph", "./a/../../outside.py:graph"])
