@@ -2,9 +2,11 @@
 
 Each sub-package of the plugins folder is imported (its ``__init__.py`` is a cheap manifest), then
 its ``plugin.py``, which must define exactly one concrete ``PluginBase`` subclass whose
-``plugin_id`` is the folder name. A folder that fails any of this is logged with its traceback and
-recorded as broken with a one-line reason; the others are served. Graphs are compiled on first use
-with the runtime's checkpointer and the plugin's own view of the runtime's store, and cached.
+``plugin_id`` is the folder name; a folder without ``plugin.py`` is never imported, so no code of a
+folder that is not a plugin runs in the runtime. A folder that fails any of this is logged (with
+its traceback if it raised) and recorded as broken with a one-line reason; the others are served.
+Graphs are compiled on first use with the runtime's checkpointer and the plugin's own view of the
+runtime's store, and cached.
 """
 
 from __future__ import annotations
@@ -140,15 +142,17 @@ def plugins_package(plugins_dir: Path | None) -> tuple[str, Path]:
 
 
 def load_plugin(package: str, name: str) -> PluginBase:
-    """Import ``<package>.<name>`` and its ``plugin.py``; return the checked plugin instance."""
+    """Import ``<package>.<name>`` and its ``plugin.py``; return the checked plugin instance.
+
+    ``plugin.py`` is looked for on disk first: importing the package runs its ``__init__.py``,
+    which a folder that is no plugin (one dropped into the plugins folder) must never get to do.
+    """
+    (location,) = importlib.import_module(package).__path__
+    if not (Path(location) / name / "plugin.py").is_file():
+        raise PluginContractError("the folder has no plugin.py")
     importlib.import_module(f"{package}.{name}")
     module_name = f"{package}.{name}.plugin"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise PluginContractError("the folder has no plugin.py") from None
+    module = importlib.import_module(module_name)
     classes = [
         obj
         for obj in vars(module).values()

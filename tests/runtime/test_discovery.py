@@ -31,6 +31,17 @@ def test_good_plugins_load_and_broken_folders_are_reported(
     }
 
 
+def test_a_folder_without_plugin_py_is_never_imported(
+    tmp_path: Path, write_plugin: PluginWriter
+) -> None:
+    marker = tmp_path / "imported"
+    planted = f"open({str(marker)!r}, 'w').close()\n"
+    write_plugin(tmp_path / "plugins", "zz_planted", {"__init__.py": planted})
+    registry = discover(tmp_path / "plugins")
+    assert not marker.exists()
+    assert registry.broken == {"zz_planted": "the folder has no plugin.py"}
+
+
 def test_import_failures_are_logged_with_their_traceback(
     plugins_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
