@@ -106,7 +106,7 @@ def fetch(
     if not folder.is_dir():
         raise AgentImportError(f"{src}: no such folder (give a local folder or a git URL)")
     folder = folder.resolve()
-    toplevel = gitops.query(folder, "rev-parse", "--show-toplevel")
+    toplevel = gitops.query_source(folder, "rev-parse", "--show-toplevel")
     if ref is not None:
         if toplevel is None:
             raise AgentImportError(f"{src}: --ref needs a git repository, and this folder is not")
@@ -114,7 +114,7 @@ def fetch(
         source = _clone(top.as_uri(), src, ref, limits, workspace)
         inner = Path(source.path) / folder.relative_to(top)
         return source.model_copy(update={"path": str(inner), "is_remote": False})
-    commit = gitops.query(folder, "rev-parse", "HEAD") if toplevel else None
+    commit = gitops.query_source(folder, "rev-parse", "HEAD") if toplevel else None
     dirty = gitops.has_changes(folder) if commit else False
     return Source(url=src, path=str(folder), commit=commit, dirty=dirty)
 
@@ -144,7 +144,7 @@ def _clone(url: str, shown: str, ref: str | None, limits: FetchLimits, ws: Works
             if failure is not None:
                 raise _fetch_error(failure.replace(url, shown), shown, ref)
         _check_size(dest, limits, shown)
-        commit = gitops.query(dest, "rev-parse", "HEAD")
+        commit = gitops.query_source(dest, "rev-parse", "HEAD")
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise

@@ -8,8 +8,11 @@ name, and each value sits after ``--`` or inside an argument that cannot be an o
 English, and may use only the transports a source is fetched over (``GIT_ALLOW_PROTOCOL``, which
 wins over any configuration: ``ext::``, which runs a command, never). A clone of a source nobody
 vetted (``clone_commands``) also runs no hook and no credential helper, and may read ``file://``
-only when the user gave a local source. Hooks of the user's own repository still run: its
-pre-commit hooks check the commit ``--branch`` makes like any other.
+only when the user gave a local source. A source's own repository (a folder handed to
+``import``, or its clone) is asked through ``query_source`` alone, which runs none of the commands
+that repository configures. Hooks of the user's own repository still run: its pre-commit hooks
+check the commit ``--branch`` makes like any other. Copier runs git itself, with the variables
+``copier_env`` gives.
 
 ``git`` raises an ``AgentImportError`` with git's own last line, so the CLI prints one clear line
 (``git_bytes`` is the same for commands whose input or output is not text); ``query`` is for
@@ -43,8 +46,16 @@ _CONFIG = ("user.useConfigOnly=true",)
 _CLONE_CONFIG = ("core.hooksPath=/dev/null", "credential.helper=", "advice.detachedHead=false")
 #: ssh never asks for a password or a passphrase either (unless the user chose another command).
 _SSH_COMMAND = "ssh -o BatchMode=yes"
-#: The settings of a filter driver that name a command to run.
-_FILTER_COMMANDS = ("clean", "smudge", "process")
+#: A source's repository: no ``core.fsmonitor`` command and no hook.
+_SOURCE_CONFIG = ("core.fsmonitor=false", "core.hooksPath=/dev/null")
+#: Each filter driver of a source's repository: no command (``clean``, ``smudge``, ``process``),
+#: and not ``required``, which would make git fail for want of one.
+_FILTER_OFF = ("clean=", "smudge=", "process=", "required=false")
+#: Copier's git, in the template's repository, the user's and its own scratch ones: local
+#: repositories alone (a plugin's answers name the template's folder; an edit naming a URL is
+#: refused) and no ``core.fsmonitor`` command; the user's hooks and git-lfs keep working.
+_COPIER_PROTOCOLS = ("file",)
+_COPIER_CONFIG = {"core.fsmonitor": "false"}
 
 
 class Command(NamedTuple):
@@ -71,11 +82,31 @@ def git_bytes(
 
 def query(root: Path, *args: str, env: Mapping[str, str] | None = None) -> str | None:
     """Stdout of a quick read-only ``git -C root ARGS``, or ``None`` if git failed or hung."""
-    try:
-        done = _run(_command(root, args, env=env), timeout=10)
-    except (AgentImportError, subprocess.TimeoutExpired):
+    return _answer(_command(root, args, env=env))
+
+
+def query_source(root: Path, *args: str) -> str | None:
+    """``query`` in a source's repository (a folder handed to ``import``, or its clone), which
+    is as untrusted as a URL: git runs none of the commands it configures (``core.fsmonitor``,
+    which ``ls-files --others`` and ``status`` would start, hooks, filter drivers)."""
+    filters_off = _filters_off(root)
+    if filters_off is None:
         return None
-    return _text(done.stdout).strip() if done.returncode == 0 else None
+    return _answer(_command(root, args, config=(*_SOURCE_CONFIG, *filters_off)))
+
+
+def copier_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables to set over ``environ`` for Copier's git (it takes no option from us):
+    ``_COPIER_PROTOCOLS`` and ``_COPIER_CONFIG``, the latter after any setting ``environ``
+    holds (``GIT_CONFIG_COUNT``, read by git 2.31 and later)."""
+    first = int(environ.get("GIT_CONFIG_COUNT") or 0)
+    env = {
+        "GIT_ALLOW_PROTOCOL": ":".join(_COPIER_PROTOCOLS),
+        "GIT_CONFIG_COUNT": str(first + len(_COPIER_CONFIG)),
+    }
+    for number, (key, value) in enumerate(_COPIER_CONFIG.items(), start=first):
+        env |= {f"GIT_CONFIG_KEY_{number}": key, f"GIT_CONFIG_VALUE_{number}": value}
+    return env
 
 
 def clone_local(repo: Path, dest: Path) -> None:
@@ -131,16 +162,9 @@ def clone_commands(dest: Path, url: str, ref: str | None) -> list[Command]:
 
 
 def has_changes(folder: Path) -> bool:
-    """Whether a local source's working tree under ``folder`` differs from its HEAD, asked
-    without running anything its repository configures: ``git status`` would otherwise start its
-    ``core.fsmonitor`` command, its filter drivers' ``clean``/``process`` commands and its
-    submodules' own, and a folder handed to ``import`` is as untrusted as a URL."""
-    drivers = query(folder, "config", "--name-only", "--get-regexp", r"^filter\.")
-    names = {line.rsplit(".", 1)[0] for line in (drivers or "").splitlines()}
-    unset = [f"{name}.{key}=" for name in sorted(names) for key in _FILTER_COMMANDS]
-    settings = [part for setting in ("core.fsmonitor=false", *unset) for part in ("-c", setting)]
-    status = query(folder, *settings, "status", "--porcelain", "--ignore-submodules=all", "--", ".")
-    return bool(status)
+    """Whether a local source's working tree under ``folder`` differs from its HEAD (its
+    submodules, whose commands ``query_source`` would not switch off, left out)."""
+    return bool(query_source(folder, "status", "--porcelain", "--ignore-submodules=all", "--", "."))
 
 
 def resolve_commit(root: Path, ref: str) -> str | None:
@@ -242,6 +266,25 @@ def _command(
     return Command(
         ["git", *settings, *where, *args], {**os.environ, **(env or {}), **_ENV, **allowed}
     )
+
+
+def _filters_off(root: Path) -> list[str] | None:
+    """Settings that switch off each filter driver ``root``'s repository configures; None if
+    one is named with ``=``, where ``-c`` would cut its name (so it could not be switched off)."""
+    listed = query(root, "config", "--name-only", "--get-regexp", r"^filter\.")
+    drivers = sorted({line.rsplit(".", 1)[0] for line in (listed or "").splitlines()})
+    if any("=" in driver for driver in drivers):
+        return None
+    return [f"{driver}.{setting}" for driver in drivers for setting in _FILTER_OFF]
+
+
+def _answer(command: Command) -> str | None:
+    """``command``'s stdout, or ``None`` if git failed or hung."""
+    try:
+        done = _run(command, timeout=10)
+    except (AgentImportError, subprocess.TimeoutExpired):
+        return None
+    return _text(done.stdout).strip() if done.returncode == 0 else None
 
 
 def _run(

@@ -227,11 +227,14 @@ def update(folder: Path, *, template: Template, data: dict[str, Any] | None) -> 
 
 @contextlib.contextmanager
 def _copier(root: Path) -> Iterator[None]:
-    """Run Copier from the repository root, its refusals as one-line ``AgentImportError``s."""
+    """Run Copier from the repository root, its git with ``gitops.copier_env`` (Copier starts
+    git through plumbum, whose environment is its own copy), its refusals as one-line
+    ``AgentImportError``s."""
     from copier.errors import UserMessageError
+    from plumbum import local
 
     try:
-        with contextlib.chdir(root):
+        with contextlib.chdir(root), local.env(**gitops.copier_env(local.env.getdict())):
             yield
     except UserMessageError as exc:
         raise AgentImportError(f"copier refused: {exc}") from None

@@ -93,7 +93,9 @@ def _listed_files(root: Path) -> list[str]:
 
 
 def _git_files(root: Path) -> list[str] | None:
-    listed = gitops.query(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    listed = gitops.query_source(
+        root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"
+    )
     if listed is None:
         return None
     return sorted(
@@ -112,7 +114,7 @@ def _own_licence(relatives: list[str]) -> str | None:
 
 def _repository_licence(root: Path) -> Path | None:
     """The licence at the top of the git repository ``root`` is a sub-folder of, if any."""
-    toplevel = gitops.query(root, "rev-parse", "--show-toplevel")
+    toplevel = gitops.query_source(root, "rev-parse", "--show-toplevel")
     top = Path(toplevel).resolve() if toplevel else root
     if top == root:
         return None

@@ -198,6 +198,7 @@ def test_a_local_folder_never_runs_a_command_its_repository_configures(
     repo.git("config", "core.fsmonitor", f"touch {ran}-fsmonitor; false")
     for key in ("clean", "smudge", "process"):
         repo.git("config", f"filter.evil.{key}", f"touch {ran}-{key}; cat")
+    repo.git("config", "filter.evil.required", "true")  # git fails on a file it cannot filter
     os.utime(repo.path / "agent.py", (0, 0))  # stat-dirty: git status would run the filter
     with Workspace() as ws:
         clean = fetch(str(repo.path), workspace=ws)

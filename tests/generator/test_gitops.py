@@ -4,6 +4,7 @@ command that a URL or a configuration asks for."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -142,6 +143,47 @@ def test_a_callers_environment_never_lifts_a_setting(tmp_path: Path) -> None:
     answer = gitops.query(tmp_path, "ls-remote", "--", f"ext::sh -c touch% {marker}", env=lifted)
 
     assert answer is None
+    assert not marker.exists()
+
+
+def test_a_filter_driver_named_with_an_equals_sign_never_runs(
+    git_repo: Callable[[str], GitRepo], tmp_path: Path
+) -> None:
+    """``-c filter.x=y.clean=`` sets ``filter.x``: a driver so named cannot be switched off, so
+    its repository is not asked at all."""
+    ran = tmp_path / "ran"
+    repo = git_repo("repo")
+    repo.commit({".gitattributes": "*.py filter=x=y\n", "agent.py": "VERSION = 1\n"})
+    repo.git("config", "filter.x=y.clean", f"touch {ran}; cat")
+    (repo.path / "agent.py").write_text("VERSION = 2\n")
+
+    gitops.has_changes(repo.path)
+
+    assert not ran.exists()
+    assert gitops.query_source(repo.path, "status", "--porcelain") is None
+
+
+def test_copiers_git_reads_local_repositories_alone_and_keeps_the_environments_settings(
+    tmp_path: Path,
+) -> None:
+    """``copier_env`` adds its settings after those the environment holds, and no
+    configuration lets Copier's git use another transport than ``file`` (``ext::`` runs a
+    command)."""
+    marker = tmp_path / "pwned"
+    environ = {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "user.name",
+        "GIT_CONFIG_VALUE_0": "Ann",
+    }
+    env = {**os.environ, **environ, **gitops.copier_env(environ)}
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = ["git", "-c", "protocol.allow=always", "-C", str(tmp_path), *args]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+
+    assert git("config", "user.name").stdout == "Ann\n"
+    assert git("config", "core.fsmonitor").stdout == "false\n"
+    assert "transport 'ext' not allowed" in git("ls-remote", f"ext::sh -c touch% {marker}").stderr
     assert not marker.exists()
 
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from plugin_repo import ROOT, agent_repo, echo_agent, runtime_repo, tree
+from plugin_repo import ROOT, agent_repo, echo_agent, git, runtime_repo, tree
 
 from generator.checks.contract import check
 from generator.cli import main
@@ -82,6 +82,23 @@ def test_dry_run_json_gives_the_files_as_strings_and_writes_nothing(
     assert result["dry_run"] is True
     assert json.loads(result["files"]["agent.json"])["graph_id"] == "agent"
     assert result["files"]["src/graph.py"].startswith("from langchain_core")
+
+
+def test_a_dry_run_never_runs_a_command_the_agents_repository_configures(
+    repo: Path, agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder handed to ``import`` is as untrusted as a URL: the ``core.fsmonitor`` command
+    of its ``.git/config`` (a script, here) never runs, not even for a dry run."""
+    ran = tmp_path / "ran"
+    script = tmp_path / "fsmonitor.sh"
+    script.write_text(f"#!/bin/sh\ntouch {ran}\nexit 1\n")
+    script.chmod(0o755)
+    git(agent, "config", "core.fsmonitor", str(script))
+
+    code = main(["import", str(agent), "--plugin-id", "echo", "--offline", "--dry-run", "--json"])
+
+    assert code == 0, capsys.readouterr().err
+    assert not ran.exists()
 
 
 def test_offline_and_design_file_are_exclusive(repo: Path, agent: Path) -> None:

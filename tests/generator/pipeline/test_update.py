@@ -315,6 +315,28 @@ def test_template_only_rerenders_with_the_new_template_and_keeps_hand_edits(
     assert result.message.splitlines()[0].startswith(f"Update plugin {PLUGIN}: template ")
 
 
+def test_copiers_git_never_runs_the_fsmonitor_command_of_the_users_repository(
+    setup: ImportedPlugin, tmp_path: Path
+) -> None:
+    """Copier runs git in the user's repository (``copier update``'s merge) with no
+    ``core.fsmonitor``; the generator's own git there keeps the user's settings. The command
+    writes the name git commits as: Copier's git commits as Copier, the generator's as the tests'
+    identity."""
+    ran = tmp_path / "ran"
+    script = tmp_path / "fsmonitor.sh"
+    script.write_text(f'#!/bin/sh\necho "$GIT_AUTHOR_NAME" >> {ran}\nexit 1\n')
+    script.chmod(0o755)
+    git(setup.repo, "config", "core.fsmonitor", str(script))
+    template = setup.repo / "copier-template" / "README.md.jinja"
+    template.write_text(template.read_text() + "\nReviewed by the platform team.\n")
+    commit_all(setup.repo, "template: a footer")
+
+    result = setup.update(template_only=True)
+
+    assert result.status == "updated", result.message
+    assert set(ran.read_text().split()) == {"Test"}
+
+
 def test_a_plugin_imported_on_one_clone_updates_on_a_fresh_clone(
     setup: ImportedPlugin, tmp_path: Path
 ) -> None:

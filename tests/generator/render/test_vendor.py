@@ -75,3 +75,18 @@ def test_a_folder_that_is_not_a_git_repository_is_walked(tmp_path: Path) -> None
     )
 
     assert vendor(source(folder), tmp_path / "src").files == ["graph.py"]
+
+
+def test_a_repository_never_runs_its_fsmonitor_command_while_listed(tmp_path: Path) -> None:
+    """``git ls-files --others`` starts the ``core.fsmonitor`` command of the repository it
+    lists, and a folder handed to ``import`` is as untrusted as a URL: it never runs, and git
+    still lists the files (what it ignores left out)."""
+    ran = tmp_path / "ran"
+    agent = agent_repo(tmp_path / "agent", {".gitignore": "secrets.env\n", "graph.py": "g = 1\n"})
+    write_files(agent, {"secrets.env": "KEY=1\n", "new.py": "n = 1\n"})
+    git(agent, "config", "core.fsmonitor", f"touch {ran}; false")
+
+    result = vendor(source(agent), tmp_path / "src")
+
+    assert not ran.exists()
+    assert result.files == [".gitignore", "graph.py", "new.py"]
