@@ -36,6 +36,7 @@ SERVE_SETTINGS = (
     "cors_origins",
     "user_header",
     "offline_models",
+    "sandbox",
     "allowed_hosts",
     "extensions",
 )
@@ -159,6 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="answer every chat model call with a scripted reply (no keys, no network): to try "
         "an imported agent's screens locally or run its scenarios in CI",
+    )
+    serve.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_false",
+        default=None,
+        help="run isolated plugins' workers without the sandbox (their files, network and "
+        "processes unconfined): only where no sandbox can be made and the plugins are reviewed",
     )
     serve.set_defaults(func=serve_command, log_level_default="INFO")
 

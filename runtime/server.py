@@ -88,6 +88,12 @@ def create_app(
             audit = AuditLog(settings.audit_file)
             stack.callback(audit.close)
             stack.callback(WORKERS.close)  # isolated plugins' worker processes end with us
+            WORKERS.sandboxed = settings.sandbox
+            if not settings.sandbox:
+                logger.warning(
+                    "--no-sandbox: isolated plugins' workers run unconfined, with this user's "
+                    "files, processes and network"
+                )
             handlers = tracing_callbacks() if callbacks is None else list(callbacks)
             app.state.runtime = RuntimeContext(settings, registry, audit, handlers, locks)
             # Checking needs may import the agents (and run async factories): off the loop.

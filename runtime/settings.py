@@ -60,6 +60,11 @@ class Settings(BaseModel):
     offline_models: bool = Field(
         default=False, description="Answer every chat model call with the scripted offline reply."
     )
+    sandbox: bool = Field(
+        default=True,
+        description="Run isolated plugins' workers in an operating-system sandbox (runtime."
+        "sandbox); false (serve --no-sandbox) runs them unconfined, with a warning at start-up.",
+    )
     extensions: tuple[Annotated[str, AfterValidator(check_name)], ...] = Field(
         default=(),
         description="Optional components to mount, by name (runtime.extensions): 'import-api' "

@@ -47,3 +47,18 @@ def no_git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine where git knows nobody: no configuration, no identity in the environment."""
     for name in [*TEST_IDENTITY, "EMAIL"]:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def sandbox_available() -> None:
+    """Tests of the sandbox need one: skipped with the reason where none can be made, failed
+    instead on CI (``CI=true``), where a skip would hide that nothing was tested."""
+    import os
+
+    from runtime import sandbox
+
+    why = sandbox.unavailable()
+    if why and os.environ.get("CI") == "true":
+        pytest.fail(f"no sandbox on CI: {why}")
+    if why:
+        pytest.skip(f"no sandbox here: {why}")

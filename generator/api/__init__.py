@@ -14,17 +14,21 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from generator.api.body import BodyTooLarge, Refusal
 from generator.api.guard import ApiError
 from generator.api.jobs import Jobs
 from generator.api.models import ErrorBody
 from generator.api.page import router as page_router
 from generator.api.routes import router
+from generator.validate import confinement
 from runtime.settings import Settings
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Serve the import API (and its wizard) from ``app``: the ``import-api`` extension."""
     app.state.import_settings = settings
+    if not settings.sandbox:  # a start option of the server, never a request's field
+        confinement.disable()
     app.state.import_jobs = Jobs(limit=settings.import_jobs, ttl=settings.import_job_ttl)
     app.include_router(router)
     app.include_router(page_router)
@@ -37,11 +41,9 @@ def install(app: FastAPI, settings: Settings) -> None:
             status = job.snapshot() if job is not None else None
             body.report = status.report if status is not None else None
             body.diagnosis = status.diagnosis if status is not None else None
-        # A body refused as too large is left unread: close rather than read the rest to reuse
-        # the connection.
-        headers = {"Connection": "close"} if exc.status == 413 else None
-        return JSONResponse(
-            body.model_dump(exclude_none=True), status_code=exc.status, headers=headers
-        )
+        content = body.model_dump(exclude_none=True)
+        if isinstance(exc, BodyTooLarge):
+            return Refusal(content, unread=exc.unread)
+        return JSONResponse(content, status_code=exc.status)
 
     app.add_exception_handler(ApiError, api_error)

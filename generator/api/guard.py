@@ -81,6 +81,12 @@ def check_source(url: str, request: Request) -> None:
 
 def _check_client(request: Request, settings: Settings, presented: str | None) -> None:
     token = settings.admin_token
+    if token is None and (networked := _networked_workers(request)):
+        raise ApiError(
+            403,
+            f"the import API needs an admin token (A2UI_ADMIN_TOKEN) while isolated plugins "
+            f"run with the network ({', '.join(networked)}): their workers could reach loopback",
+        )
     if token is None:
         if not client_is_loopback(request):
             raise ApiError(
@@ -92,6 +98,18 @@ def _check_client(request: Request, settings: Settings, presented: str | None) -
     given = presented or _presented_token(request)
     if given is None or not hmac.compare_digest(given.encode(), token.get_secret_value().encode()):
         raise ApiError(401, "this runtime needs its admin token (Authorization: Bearer <token>)")
+
+
+def _networked_workers(request: Request) -> list[str]:
+    """The isolated plugins this runtime serves whose workers may connect out: a worker shares
+    the host's network, loopback included, so a loopback client may be one of them."""
+    context = getattr(request.app.state, "runtime", None)
+    plugins = context.registry.plugins if context is not None else {}
+    return sorted(
+        plugin_id
+        for plugin_id, plugin in plugins.items()
+        if (agent := getattr(plugin, "isolated", None)) is not None and agent.spec.network
+    )
 
 
 def _presented_token(request: Request) -> str | None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from generator import __version__
 from generator.errors import AgentImportError
-from generator.validate import warm
+from generator.validate import confinement, warm
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS: list[str] = ["inspect", "design", "import_", "update", "validate", "template", "demo"]
@@ -47,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    if getattr(args, "no_sandbox", False):
+        confinement.disable()
     try:
         code: int = args.func(args)
     except AgentImportError as exc:

@@ -13,7 +13,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from generator.cli.options import add_design, add_source, branch_name, design_options, fetch_limits
+from generator.cli.options import (
+    add_design,
+    add_sandbox,
+    add_source,
+    branch_name,
+    design_options,
+    fetch_limits,
+)
 
 if TYPE_CHECKING:
     from generator.pipeline.importer import ImportResult
@@ -55,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="never give the agent an environment of its own: refuse requirements that conflict "
         "with the runtime's or another plugin's",
     )
+    add_sandbox(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
 

@@ -48,6 +48,17 @@ def add_fetch_limits(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_sandbox(parser: argparse.ArgumentParser) -> None:
+    """``--no-sandbox``, for the commands that run an agent's code (its checks)."""
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the agent's code in the checks without the sandbox (with your files, network "
+        "and environment variables): only where no sandbox can be made; recorded in the report, "
+        "agent.json and the commit message",
+    )
+
+
 def ref_name(text: str) -> str:
     """The ``type`` of --ref: a branch, tag or commit name, never an option (a usage error)."""
     return _usage_error(gitops.check_ref, text)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from generator.cli.options import (
     add_design,
     add_fetch_limits,
+    add_sandbox,
     branch_name,
     design_options,
     fetch_limits,
@@ -58,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_design(parser)
     add_fetch_limits(parser)
+    add_sandbox(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=run)
 

@@ -15,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from generator.cli.options import add_sandbox
 from generator.errors import AgentImportError
 
 
@@ -32,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="install its requirements.txt into its isolated validation environment first, "
         "and add a requirement the agent asks for when it runs (then validate once more)",
     )
+    add_sandbox(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=run)
 

@@ -18,6 +18,8 @@ from generator.design import DesignOptions
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.steps import Step, progress_line
+from generator.validate import confinement
+from runtime import sandbox
 from runtime.demo import Click, Printer, Say, converse
 from runtime.layout import PLUGINS_FOLDER
 from runtime.server import create_app
@@ -41,6 +43,10 @@ DEFAULT_EXAMPLE = "savings_helper"
 
 def run_import_demo(root: Path, *, example: str = DEFAULT_EXAMPLE, out: TextIO) -> int:
     """Import ``examples/<example>`` into a clone of ``root`` and talk to it; 0 on success."""
+    if why := sandbox.unavailable():  # the bundled example is ours: it may run unconfined
+        option = sandbox.NO_SANDBOX_OPTION
+        out.write(f"demo: no sandbox here ({why}); the bundled example runs with {option}\n")
+        confinement.disable()
     script = EXAMPLES.get(example)
     if script is None:
         raise AgentImportError(f"no example {example!r}; examples: {', '.join(sorted(EXAMPLES))}")

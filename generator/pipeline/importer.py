@@ -46,7 +46,7 @@ from generator.validate.isolation import (
     validate_isolated,
 )
 from generator.validate.lock import with_lock, write_lock
-from generator.validate.plugin import Report, validate
+from generator.validate.plugin import UNCONFINED, Report, validate
 from generator.validate.prefill import Prefill
 from generator.validate.python_version import needed_for
 from runtime.adapters.agent import EnvironmentSpec
@@ -300,6 +300,8 @@ def import_message(plugin: PluginData) -> str:
         *_environment_lines(agent.environment),
         f"Screens: {', '.join(answers.screens)} (designed by {designer})",
     ]
+    if agent.validated_without_sandbox:
+        lines.append(f"Validated WITHOUT the sandbox ({UNCONFINED})")
     return "\n".join(lines) + "\n"
 
 

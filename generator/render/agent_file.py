@@ -22,6 +22,7 @@ from generator.models import Graph, Inspection
 from generator.render.screen_files import MergedFile, blob_id, merge_file
 from generator.render.screens import format_screen
 from generator.render.settings import PluginSettings
+from generator.validate import confinement
 from runtime.adapters.agent import AgentFileError, AgentSpec, EnvironmentSpec, load_agent_spec
 from runtime.layout import AGENT_FILE
 from runtime.quotes import describe
@@ -50,6 +51,7 @@ def agent_spec(
         "env": settings.env,
         "inputs": settings.inputs,
         "environment": environment or EnvironmentSpec(),
+        "validated_without_sandbox": not confinement.enabled(),
     }
     try:
         return AgentSpec.model_validate(values)
@@ -65,7 +67,13 @@ def format_agent(spec: AgentSpec) -> str:
 def agent_data(spec: AgentSpec) -> dict[str, Any]:
     """``agent.json``'s keys: the shared environment, the default, is not written, so a plugin
     that shares the runtime's environment has the file it always had."""
+    defaults = AgentSpec.model_fields
     exclude = {"environment"} if spec.environment == EnvironmentSpec() else set()
+    exclude |= {
+        name
+        for name in ("network", "validated_without_sandbox")
+        if getattr(spec, name) == defaults[name].default
+    }
     return spec.model_dump(mode="json", exclude=exclude)
 
 

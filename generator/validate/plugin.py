@@ -20,8 +20,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.validate import warm
+from generator.errors import AgentImportError
+from generator.validate import confinement, warm
 from generator.validate.additions import added_sites
+from generator.validate.confined import check_env, check_spec
 from generator.validate.diagnosis import (
     Diagnosis,
     diagnose,
@@ -32,12 +34,18 @@ from generator.validate.diagnosis import (
 from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
+from runtime import sandbox
 from runtime.layout import REQUIREMENTS_FILE, SOURCE_FOLDER
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
 #: Set for the checks, on top of the caller's environment: nothing writes into the plugin folder.
 CHECK_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
+#: What a report says of checks run with ``--no-sandbox``.
+UNCONFINED = (
+    f"no sandbox ({sandbox.NO_SANDBOX_OPTION}): the agent's code ran with your user's files, "
+    "network and environment variables"
+)
 
 
 class MissingDependency(BaseModel):
@@ -58,6 +66,7 @@ class Report(BaseModel):
     plugin_id: str
     folder: str
     python: str = Field(description="The interpreter the checks ran with.")
+    sandbox: str = Field(default=UNCONFINED, description="What confined the agent's code.")
     checks: list[CheckResult]
     missing: MissingDependency | None = None
     diagnosis: Diagnosis | None = Field(
@@ -92,6 +101,7 @@ class Report(BaseModel):
             lines += [f"           {line}" for line in check.transcript]
         if self.missing is not None:
             lines.append(f"  missing dependency: {self.missing.hint}")
+        lines.append(f"  {self.sandbox}")
         failed = next((c for c in self.checks if not c.ok and c.traceback), None)
         if tracebacks and failed is not None and failed.traceback:
             lines += ["", failed.traceback.rstrip()]
@@ -104,74 +114,108 @@ def validate(
     python: Path | None = None,
     timeout: float = CHECK_TIMEOUT_S,
     env: dict[str, str] | None = None,
+    sandboxed: bool | None = None,
 ) -> Report:
     """Run the checks on ``plugin_dir`` with ``python`` (default: this interpreter), ``env`` set
-    on top of this process's environment (where an isolated plugin's environment was built)."""
+    for them (where an isolated plugin's environment was built), in a sandbox unless not
+    ``sandboxed`` (default: ``confinement.enabled()``; unconfined, with this process's
+    environment). ``AgentImportError`` if no sandbox can be made: nothing ran."""
+    if sandboxed is None:
+        sandboxed = confinement.enabled()
     folder = plugin_dir.resolve()
     interpreter = str(python or sys.executable)
-    checks = _run(folder, interpreter, timeout, {**os.environ, **CHECK_ENV, **(env or {})})
+    if sandboxed and (why := sandbox.unavailable()):
+        raise AgentImportError(why)
+    extra = {**CHECK_ENV, **(env or {})}
+    checks, confined = _run(folder, interpreter, timeout, extra, sandboxed=sandboxed)
     module = next((c.missing_module for c in checks if c.missing_module), None)
     return Report(
         plugin_id=folder.name,
         folder=str(folder),
         python=interpreter,
+        sandbox=confined.describe() if confined else UNCONFINED,
         checks=checks,
         missing=_missing(module, folder) if module else None,
         diagnosis=diagnose(checks, folder, python=interpreter),
     )
 
 
-def _run(folder: Path, python: str, timeout: float, env: dict[str, str]) -> list[CheckResult]:
+def _run(
+    folder: Path, python: str, timeout: float, extra: dict[str, str], *, sandboxed: bool
+) -> tuple[list[CheckResult], sandbox.Spec | None]:
     """Both checks in one fresh process (``generator.validate.smoke``), from an empty folder: a
     fork of the warm interpreter (``warm.py``) when it is this interpreter or a validation
-    environment that only adds to it (``additions.py``), else a new one."""
+    environment that only adds to it (``additions.py``), else a new one; in a sandbox when
+    ``sandboxed`` (``confined.py``)."""
     with tempfile.TemporaryDirectory(prefix="agent-import-validate-") as tmp:
         scratch = Path(tmp)
         out, output = scratch / "results.json", scratch / warm.OUTPUT_FILE
+        sites = [] if Path(python) == Path(sys.executable) else added_sites(Path(python))
+        spec = None
+        if sandboxed:
+            env = check_env(folder, os.environ, extra)
+            spec = check_spec(folder, scratch, python=python, sites=sites or [], env=env)
+        else:
+            env = {**os.environ, **extra}
         try:
-            finished = _forked(folder, python, scratch, out, timeout, env)
+            finished = _forked(folder, scratch, out, timeout, env, sites, spec)
         except warm.Unavailable:
-            finished = _cold(folder, python, scratch, out, timeout, env)
+            finished = _cold(folder, python, scratch, out, timeout, env, spec)
+        if (failed := scratch / warm.SANDBOX_FAILED_FILE).is_file():
+            raise AgentImportError(failed.read_text(encoding="utf-8").strip())
         if out.is_file():
-            return CheckResults.validate_json(out.read_text(encoding="utf-8"))
+            return CheckResults.validate_json(out.read_text(encoding="utf-8")), spec
         stderr = output.read_text(errors="replace") if output.is_file() else ""
-    return [
-        CheckResult(
-            name="import",
-            ok=False,
-            summary="the check process ended before reporting"
-            if finished
-            else f"timed out after {timeout:g} s",
-            traceback="\n".join(stderr.strip().splitlines()[-20:]) or None,
-        )
-    ]
+    summary = (
+        "the check process ended before reporting" if finished else f"timed out after {timeout:g} s"
+    )
+    traceback = "\n".join(stderr.strip().splitlines()[-20:]) or None
+    return [CheckResult(name="import", ok=False, summary=summary, traceback=traceback)], spec
 
 
 def _forked(
-    folder: Path, python: str, scratch: Path, out: Path, timeout: float, env: dict[str, str]
+    folder: Path,
+    scratch: Path,
+    out: Path,
+    timeout: float,
+    env: dict[str, str],
+    sites: list[str] | None,
+    spec: sandbox.Spec | None,
 ) -> bool:
     """The checks in a fork of the warm interpreter (a validation environment's site-packages
     first, when it only adds to this one); False on the time limit."""
-    sites = [] if Path(python) == Path(sys.executable) else added_sites(Path(python))
     interpreter = warm.start() if sites is not None else None
     if sites is None or interpreter is None:
         raise warm.Unavailable("the checks need another interpreter")
     request = warm.Request(
-        folder=str(folder), out=str(out), scratch=str(scratch), env=env, sites=sites
+        folder=str(folder),
+        out=str(out),
+        scratch=str(scratch),
+        env=env,
+        sites=sites,
+        sandbox=spec.to_json() if spec else None,
     )
     return interpreter.check(request, timeout=timeout)
 
 
 def _cold(
-    folder: Path, python: str, scratch: Path, out: Path, timeout: float, env: dict[str, str]
+    folder: Path,
+    python: str,
+    scratch: Path,
+    out: Path,
+    timeout: float,
+    env: dict[str, str],
+    spec: sandbox.Spec | None,
 ) -> bool:
     """The checks in a new interpreter, its output in the scratch folder; False on the limit.
 
-    The interpreter leads its own process group, so the limit ends whatever the agent started
-    too, as in the warm interpreter's forks."""
-    with (scratch / warm.OUTPUT_FILE).open("w", encoding="utf-8") as output:
+    The interpreter (or the sandbox's keeper) leads its own process group, so the limit ends
+    whatever the agent started too, as in the warm interpreter's forks."""
+    command = [python, "-m", "generator.validate.smoke", str(folder), str(out)]
+    log = scratch / warm.OUTPUT_FILE
+    with log.open("w", encoding="utf-8") as output:
         child = subprocess.Popen(
-            [python, "-m", "generator.validate.smoke", str(folder), str(out)],
+            sandbox.command(spec, command) if spec else command,
             stdout=output,
             stderr=output,
             env=env,
@@ -187,6 +231,10 @@ def _cold(
         except BaseException:  # Ctrl-C: nothing the check started may keep running
             end_tree(child)
             raise
+    if spec is not None and child.returncode == sandbox.SETUP_FAILED:
+        lines = log.read_text(errors="replace").strip().splitlines()
+        if lines and lines[-1].startswith("sandbox: "):
+            raise AgentImportError(lines[-1].removeprefix("sandbox: "))
     return True
 
 

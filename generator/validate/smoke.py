@@ -200,7 +200,7 @@ def _check_outbox(label: str, outbox: Sequence[Mapping[str, Any]], errors: _Erro
     ]
 
 
-def _agent_env(folder: Path) -> list[str]:
+def agent_env(folder: Path) -> list[str]:
     """The variables an imported plugin's agent reads (``agent.json``)."""
     from runtime.adapters.agent import load_agent_spec
     from runtime.layout import AGENT_FILE
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(
         {
             name: "offline-dummy"
-            for name in _agent_env(args.folder)
+            for name in agent_env(args.folder)
             if is_credential(name) and name not in os.environ
         }
     )

@@ -50,9 +50,15 @@ PRELOAD = (
     "runtime.plugin_store",
     "runtime.a2ui",
     "generator.validate.smoke",
+    "runtime.sandbox._view",
 )
+#: What of the caller's environment the warm interpreter starts with: nothing secret, since a
+#: fork's memory holds what its interpreter was started with (each check gets its own variables).
+INTERPRETER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
 #: The file a child's stdout and stderr go to, in its scratch folder.
 OUTPUT_FILE = "output.log"
+#: The file a child writes why its sandbox could not be made to, in its scratch folder.
+SANDBOX_FAILED_FILE = "sandbox-failed.txt"
 
 
 class Unavailable(Exception):
@@ -69,6 +75,8 @@ class Request:
     env: dict[str, str]
     #: A validation environment's site-packages, put first on ``sys.path`` (``additions.py``).
     sites: list[str] = field(default_factory=list)
+    #: The sandbox the checks run in (``runtime.sandbox.Spec`` as JSON); None: unconfined.
+    sandbox: str | None = None
 
     def to_line(self) -> bytes:
         return json.dumps(asdict(self)).encode() + b"\n"
@@ -96,7 +104,10 @@ class Warm:
                 stderr=subprocess.DEVNULL,
                 cwd=self._home.name,
                 pass_fds=(listener.fileno(),),
-                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+                env={
+                    **{name: os.environ[name] for name in INTERPRETER_ENV if name in os.environ},
+                    "PYTHONDONTWRITEBYTECODE": "1",
+                },
             )
         self.owner = os.getpid()
 
@@ -195,6 +206,7 @@ def _reap(*_: object) -> None:
 def _child(conn: socket.socket) -> int:
     """In the fork: become a fresh check process, say who it is, run the checks."""
     from generator.validate.smoke import main
+    from runtime import sandbox
 
     gc.enable()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the agent may wait for its own children
@@ -210,8 +222,14 @@ def _child(conn: socket.socket) -> int:
         os.dup2(fd, to)
     os.close(nothing)
     os.close(output)
+    conn.sendall(f"pid {os.getpid()}\n".encode())  # this pid, outside any sandbox
+    if request.sandbox is not None:
+        try:
+            sandbox.enter(sandbox.Spec.from_json(request.sandbox))
+        except sandbox.SandboxError as exc:
+            (Path(request.scratch) / SANDBOX_FAILED_FILE).write_text(str(exc), encoding="utf-8")
+            return sandbox.SETUP_FAILED
     _put_first(request.sites)
-    conn.sendall(f"pid {os.getpid()}\n".encode())
     try:
         return main([request.folder, request.out])
     finally:

@@ -91,6 +91,16 @@ class AgentSpec(BaseModel):
         default_factory=EnvironmentSpec,
         description="The agent's Python environment: the runtime's (shared) or its own (isolated).",
     )
+    network: bool = Field(
+        default=True,
+        description="Whether an isolated plugin's worker may open connections (model providers); "
+        "false closes the network to it entirely.",
+    )
+    validated_without_sandbox: bool = Field(
+        default=False,
+        description="The import's checks ran the agent's code unconfined (--no-sandbox): review "
+        "the code as having run on the importer's machine.",
+    )
 
     @model_validator(mode="before")
     @classmethod

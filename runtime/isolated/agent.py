@@ -57,7 +57,7 @@ from runtime import offline_models
 from runtime.adapters.agent import AgentSpec
 from runtime.adapters.environment import AUTH_USER_KEY, RunEnvironment
 from runtime.isolated.envs import BUILD_COMMAND, ready_python
-from runtime.isolated.process import CRASHED, WORKERS, Call, Worker, WorkerCrashed
+from runtime.isolated.process import CRASHED, WORKERS, Call, Worker, WorkerCrashed, worker_spec
 from runtime.isolated.worker import protocol
 from runtime.turns.limits import TurnStopped
 
@@ -102,6 +102,8 @@ class IsolatedAgent:
         """What stops the plugin here: its environment is not built (the runtime never builds)."""
         if ready_python(self.folder, self.plugin_id, self.spec) is None:
             return [f"needs its own Python environment, which is not built: run {BUILD_COMMAND}"]
+        if why := WORKERS.unconfined_reason():
+            return [f"its worker cannot run in a sandbox: {why}"]
         return []
 
     def worker(self) -> Worker:
@@ -110,8 +112,19 @@ class IsolatedAgent:
             if python is None:
                 raise WorkerCrashed(self.needs()[0])
             offline = Path(offline_models.__file__) if offline_models.active() else None
+            confinement = None
+            if WORKERS.confine():
+                network = self.spec.network
+                confinement = worker_spec(
+                    self.folder, python, network=network, offline_models=offline
+                )
             return Worker(
-                self.plugin_id, self.folder, python, env_names=self.spec.env, offline_models=offline
+                self.plugin_id,
+                self.folder,
+                python,
+                env_names=self.spec.env,
+                offline_models=offline,
+                confinement=confinement,
             )
 
         return WORKERS.get(self.plugin_id, start)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from runtime import redaction
+from runtime import redaction, sandbox
 from runtime.isolated.envs import in_use
 from runtime.isolated.worker import protocol
 from runtime.layout import AGENT_FILE, SOURCE_FOLDER
@@ -74,6 +74,7 @@ class Worker:
         *,
         env_names: Iterable[str] = (),
         offline_models: Path | None = None,
+        confinement: sandbox.Spec | None = None,
     ) -> None:
         self.plugin_id = plugin_id
         agent_file, source = folder / AGENT_FILE, folder / SOURCE_FOLDER
@@ -83,6 +84,9 @@ class Worker:
         names = (*BASICS, *env_names)
         env = {name: os.environ[name] for name in names if name in os.environ}
         env |= {"PYTHONPATH": str(PROGRAM_DIR), "PYTHONUNBUFFERED": "1"}
+        if confinement is not None:
+            env |= {"HOME": sandbox.HOME, "TMPDIR": "/tmp"}
+            command = sandbox.command(confinement, command)
         self._env_lock, self._env_guard = in_use(python), threading.Lock()
         try:
             self.process = subprocess.Popen(
@@ -97,6 +101,8 @@ class Worker:
         except BaseException:
             self._release_env()
             raise
+        #: The sandbox helper's one line, when it could not make the worker's sandbox.
+        self.sandbox_failure: str | None = None
         self._ids = itertools.count(1)
         self._calls: dict[int, Call] = {}
         self._write = threading.Lock()
@@ -127,7 +133,10 @@ class Worker:
         finally:
             self.forget(call)
         if reply is CRASHED:
-            raise WorkerCrashed(f"the {self.plugin_id} worker exited (code {self.process.poll()})")
+            code = self.process.poll()
+            if code == sandbox.SETUP_FAILED and self.sandbox_failure:
+                raise WorkerCrashed(f"the {self.plugin_id} worker: {self.sandbox_failure}")
+            raise WorkerCrashed(f"the {self.plugin_id} worker exited (code {code})")
         if "error" in reply:
             raise WorkerCrashed(f"the {self.plugin_id} worker: {reply['error']['message']}")
         return reply.get("result")
@@ -199,18 +208,46 @@ class Worker:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             text = line.decode("utf-8", "replace").rstrip()
+            if text.startswith("sandbox: "):
+                self.sandbox_failure = text.removeprefix("sandbox: ")
             if text:
                 logger.info("[%s worker] %s", self.plugin_id, text)
+
+
+def worker_spec(
+    folder: Path, python: Path, *, network: bool, offline_models: Path | None
+) -> sandbox.Spec:
+    """An isolated plugin's worker's sandbox: its interpreter and environment, the worker's
+    program and the plugin's folder, all read-only; the network unless ``agent.json`` says
+    ``"network": false``. No database, no plugins folder, no other process."""
+    readable = [*sandbox.interpreter_paths(python), str(PROGRAM_DIR), REDACTION, str(folder)]
+    if offline_models is not None:
+        readable.append(str(offline_models))
+    binds = tuple(sandbox.Bind(path) for path in dict.fromkeys(readable))
+    return sandbox.Spec(binds=binds, network=network, cwd=str(folder))
 
 
 class Workers:
     """The runtime process's workers, one per isolated plugin."""
 
     def __init__(self) -> None:
+        #: Whether workers run in a sandbox (``serve --no-sandbox`` says not).
+        self.sandboxed = True
         self._workers: dict[str, Worker] = {}
         #: One per plugin: a worker starting (seconds) holds up its own plugin's turns only.
         self._starting: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def unconfined_reason(self) -> str | None:
+        """Why a worker cannot be sandboxed here (one line, the fix), or None: it can, it runs
+        inside a sandbox already (a validation's), or workers run unconfined."""
+        if not self.sandboxed or sandbox.inside():
+            return None
+        return sandbox.unavailable()
+
+    def confine(self) -> bool:
+        """Whether a new worker gets a sandbox of its own (not when in one already)."""
+        return self.sandboxed and not sandbox.inside()
 
     def get(self, plugin_id: str, start: Callable[[], Worker]) -> Worker:
         """The plugin's warm worker, or a new one when there is none or it died."""

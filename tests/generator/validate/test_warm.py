@@ -72,7 +72,8 @@ def test_each_check_is_a_fresh_process_the_warm_interpreter_is_not(
         f"open({str(seen)!r}, 'a').write(f'{{os.getpid()}} {{os.getppid()}}\\n')\n"
     )
 
-    first, second = validate(plugin), validate(plugin)
+    # The fork's own mechanics, seen from outside (the sandbox's tests are tests/runtime/sandbox).
+    first, second = validate(plugin, sandboxed=False), validate(plugin, sandboxed=False)
 
     assert first.ok and second.ok, second.describe()
     lines = {tuple(map(int, line.split())) for line in seen.read_text().splitlines()}
@@ -95,7 +96,7 @@ def test_a_check_sees_the_environment_of_the_moment_and_an_empty_folder(
         "assert os.listdir('.') == ['output.log'], os.listdir('.')\n"
     )
 
-    report = validate(plugin)
+    report = validate(plugin, sandboxed=False)  # unconfined: the caller's whole environment
 
     assert report.ok, report.describe()
 
@@ -114,7 +115,7 @@ def test_the_time_limit_kills_the_check_and_what_it_started(
         "time.sleep(300)\n"
     )
 
-    report = validate(plugin, timeout=3)
+    report = validate(plugin, timeout=3, sandboxed=False)  # a pid the test can see
 
     assert not report.ok and report.checks[0].summary == "timed out after 3 s"
     assert wait_gone(int(pid_file.read_text()))

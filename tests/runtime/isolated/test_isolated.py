@@ -41,16 +41,18 @@ def errors(frames: list[dict[str, Any]]) -> list[str]:
 
 
 def workers(folder: Path) -> list[int]:
-    """The pids of the worker processes serving the plugin in ``folder``."""
-    found = []
+    """The pids the runtime started for the plugin in ``folder``'s workers (in a sandbox, its
+    keeper: the worker and the sandbox's first process are its descendants)."""
+    found: dict[int, int] = {}
     for proc in Path("/proc").iterdir():
         try:
             command = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
         if b"worker" in command and str(folder / "agent.json").encode() in command:
-            found.append(int(proc.name))
-    return found
+            found[int(proc.name)] = parent
+    return [pid for pid, parent in found.items() if parent not in found]
 
 
 def test_an_agent_for_langgraph_0_2_answers_asks_and_resumes_beside_an_in_process_one(

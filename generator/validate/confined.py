@@ -1,0 +1,80 @@
+"""What the checks' sandbox is given: the interpreter, the code that checks, a copy of the plugin.
+
+The checks run an agent nobody has reviewed, so they run in ``runtime.sandbox``: no network,
+no process but their own, and a file system holding only, read-only, the interpreters (this one,
+a validation environment's, an isolated plugin's environment for its worker) and the
+``runtime`` and ``generator`` packages (the runtime's own plugins hidden); and, writable, the
+check's scratch folder, where a throwaway copy of the plugin is seen at the plugin's own path:
+an agent that writes beside itself works, the plugin folder stays byte-for-byte as it was.
+
+Its variables are only what Python needs, a private ``HOME`` and temp folder, and those the
+plugin's ``agent.json`` ``env`` names, credentials among them with dummy values, never the
+caller's: a dry run or a preview hands an agent no token, database URL or key of the user's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import generator
+import runtime
+import runtime.plugins
+from generator.validate.smoke import agent_env, is_credential
+from runtime import sandbox
+from runtime.isolated.envs import ENVS_DIR_ENV
+
+#: Variables of the caller's environment the checks keep: what finds programs and reads text.
+BASICS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+#: What a credential the agent names holds in the checks.
+DUMMY = "offline-dummy"
+#: The scratch folder's copy of the plugin, seen at the plugin's own path inside.
+COPY = "plugin"
+
+
+def check_env(folder: Path, base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """The checks' variables: ``BASICS`` of ``base``, a private home, ``extra`` (set by the
+    validation itself), and the variables ``agent.json`` names: a credential gets a dummy,
+    another keeps the caller's value."""
+    env = {name: base[name] for name in BASICS if name in base}
+    env |= {"HOME": sandbox.HOME, "TMPDIR": "/tmp", **extra}
+    for name in agent_env(folder):
+        if is_credential(name):
+            env[name] = DUMMY
+        elif name in base:
+            env[name] = base[name]
+    return env
+
+
+def check_spec(
+    folder: Path, scratch: Path, *, python: str, sites: Iterable[str], env: Mapping[str, str]
+) -> sandbox.Spec:
+    """The sandbox of a check of ``folder`` run with ``python`` (``sites`` first on its path),
+    from ``scratch``, which receives the plugin's copy and is handed over writable."""
+    copy = scratch / COPY
+    shutil.copytree(folder, copy, symlinks=True)
+    sandbox.hand_over(scratch)
+    readable = [*sandbox.this_interpreter(), *sandbox.interpreter_paths(python), *sites]
+    readable += [_package(runtime), _package(generator)]
+    if env.get(ENVS_DIR_ENV):  # an isolated plugin: its worker's environment and interpreter
+        readable += _environments(Path(env[ENVS_DIR_ENV]))
+    binds = [sandbox.Bind(path) for path in dict.fromkeys(readable) if os.path.exists(path)]
+    binds += [
+        sandbox.Bind(str(scratch), writable=True),
+        sandbox.Bind(str(copy), str(folder), writable=True),
+    ]
+    return sandbox.Spec(binds=tuple(binds), hidden=(_package(runtime.plugins),), cwd=str(scratch))
+
+
+def _package(module: object) -> str:
+    return str(Path(getattr(module, "__file__", "") or "").resolve().parent)
+
+
+def _environments(root: Path) -> list[str]:
+    """Every environment under ``root`` and the installation each was made from."""
+    found = [str(root)] if root.is_dir() else []
+    for python in root.glob("*/*/bin/python"):
+        found += sandbox.interpreter_paths(python)
+    return found

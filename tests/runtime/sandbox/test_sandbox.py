@@ -1,0 +1,183 @@
+"""The sandbox itself, tried from inside as an attacker would: what a program in it sees, what it
+may change, what it may start, and that it ends with the process its caller started."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from runtime import sandbox
+
+pytestmark = pytest.mark.usefixtures("sandbox_available")
+
+
+def run(spec: sandbox.Spec, code: str, **popen: object) -> subprocess.CompletedProcess[str]:
+    """``code`` run by this interpreter in a sandbox made from ``spec`` (plus the interpreter)."""
+    binds = tuple(sandbox.Bind(path) for path in sandbox.this_interpreter())
+    full = sandbox.Spec(**{**spec.__dict__, "binds": binds + spec.binds})
+    command = sandbox.command(full, [sys.executable, "-c", textwrap.dedent(code)])
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, **popen)  # type: ignore[call-overload]
+
+
+def test_it_sees_its_own_processes_no_network_and_holds_no_privilege() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        done = run(
+            sandbox.Spec(),
+            f"""
+            import os, socket
+            print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))
+            try:
+                socket.create_connection(('127.0.0.1', {listener.getsockname()[1]}), timeout=2)
+                print('connected')
+            except OSError as exc:
+                print('no connection', exc.errno)
+            status = dict(l.split(':\\t') for l in open('/proc/self/status').read().splitlines())
+            print([status[k].strip() for k in ('CapEff', 'CapBnd', 'NoNewPrivs', 'Seccomp')])
+            print(sorted(os.listdir('/')))
+            print(os.path.exists({__file__!r}), os.path.exists('/etc/shadow'))
+            """,
+        )
+        listener.settimeout(0.5)
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    assert lines[0] == "[1, 2]"
+    assert lines[1].startswith("no connection")
+    assert lines[2] == "['0000000000000000', '0000000000000000', '1', '2']"
+    assert {"home", "tmp", "proc", "dev", "usr", "etc"} <= set(eval(lines[3]))
+    assert lines[4] == "False False"  # not this test's file, not the host's password hashes
+
+
+def test_a_read_only_bind_stays_so_a_writable_one_and_home_take_writes(tmp_path: Path) -> None:
+    given, kept, hidden = tmp_path / "given", tmp_path / "kept", tmp_path / "kept" / "hidden"
+    given.mkdir()
+    hidden.mkdir(parents=True)
+    (hidden / "secret.txt").write_text("not for the sandbox")
+    sandbox.hand_over(given)
+    spec = sandbox.Spec(
+        binds=(sandbox.Bind(str(given), writable=True), sandbox.Bind(str(kept))),
+        hidden=(str(hidden),),
+    )
+    done = run(
+        spec,
+        f"""
+        import os
+        open({str(given / "made")!r}, 'w').write('ok')
+        open(os.path.join({sandbox.HOME!r}, 'note'), 'w').write('ok')
+        for target in ({str(kept / "x")!r}, '/usr/x', '/x'):
+            try:
+                open(target, 'w')
+                print('wrote', target)
+            except OSError as exc:
+                print('refused', exc.errno)
+        print(os.listdir({str(hidden)!r}))
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["refused 30", "refused 30", "refused 30", "[]"]
+    assert (given / "made").read_text() == "ok"
+    assert not (kept / "x").exists()
+
+
+def test_kill_minus_one_inside_reaches_nothing_outside() -> None:
+    """Inside, ``getpid()`` is 2 and 1 is the sandbox's own first process: signalling every
+    process it may (``kill(-1)``) or group 1 ends the sandbox alone."""
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        done = run(
+            sandbox.Spec(),
+            """
+            import os, signal
+            for target, how in ((1, os.killpg), (-1, os.kill)):
+                try:
+                    how(target, signal.SIGKILL)
+                except OSError:
+                    pass
+            """,
+        )
+        assert done.returncode in (0, -signal.SIGKILL, 128 + signal.SIGKILL)
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_killing_the_keeper_ends_everything_inside_even_a_new_session() -> None:
+    """The caller kills the sandbox by the pid it started: a process inside that left the
+    group (``setsid``) and ignores SIGTERM still ends, as the namespace's first process dies."""
+    read, write = os.pipe()
+    binds = tuple(sandbox.Bind(path) for path in sandbox.this_interpreter())
+    code = textwrap.dedent(
+        f"""
+        import os, signal, time
+        if os.fork() == 0:
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            time.sleep(300)  # holds the pipe's write end ({write}) while it lives
+        os.write({write}, b'ready')
+        time.sleep(300)
+        """
+    )
+    command = sandbox.command(sandbox.Spec(binds=binds), [sys.executable, "-c", code])
+    keeper = subprocess.Popen(command, pass_fds=(write,), start_new_session=True)
+    os.close(write)
+    try:
+        assert os.read(read, 5) == b"ready"
+        os.killpg(keeper.pid, signal.SIGKILL)
+        keeper.wait()
+        ready, _, _ = select.select([read], [], [], 10)
+        assert ready and os.read(read, 1) == b""  # every holder of the write end is gone
+    finally:
+        os.close(read)
+
+
+def test_if_any_part_cannot_be_made_nothing_runs_and_one_line_says_why(tmp_path: Path) -> None:
+    ran = tmp_path / "ran"
+    tmp_path.chmod(0o777)
+    spec = sandbox.Spec(
+        binds=(sandbox.Bind(str(tmp_path), writable=True), sandbox.Bind("/no/such/folder"))
+    )
+    done = run(spec, f"open({str(ran)!r}, 'w')")
+
+    assert done.returncode == sandbox.SETUP_FAILED
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("sandbox: cannot make the sandbox (bind /no/such/folder: No such file")
+    assert sandbox.NO_SANDBOX_OPTION in line
+    assert not ran.exists()
+
+
+def test_memory_and_processes_are_limited() -> None:
+    spec = sandbox.Spec(memory_bytes=1 << 30, processes=16)
+    done = run(
+        spec,
+        """
+        import os
+        try:
+            bytearray(2 << 30)
+            print('allocated')
+        except MemoryError:
+            print('memory refused')
+        children = []
+        try:
+            for _ in range(64):
+                pid = os.fork()
+                if pid == 0:
+                    import time; time.sleep(5); os._exit(0)
+                children.append(pid)
+            print('forked 64')
+        except BlockingIOError:
+            print('processes refused')
+        for pid in children:
+            os.kill(pid, 9)
+        """,
+    )
+    assert done.stdout.splitlines() == ["memory refused", "processes refused"], done.stderr
