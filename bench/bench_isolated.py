@@ -21,7 +21,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.floor import cpu_seconds
+from bench.floor import cpu_seconds, descendants
 from runtime.audit import AuditLog
 from runtime.context import RuntimeContext
 from runtime.discovery import discover
@@ -122,9 +122,17 @@ async def measure(plugins: Path) -> None:
     overhead = statistics.median(wall["isolated"]) - statistics.median(wall["shared"])
     verdict = "within" if overhead <= GOAL_MS else "over"
     print(f"median overhead per turn: {overhead:.1f} ms ({verdict} the {GOAL_MS:.0f} ms goal)")
-    status = Path(f"/proc/{worker.pid}/status").read_text().splitlines()
-    rss = next(line.split(":", 1)[1].strip() for line in status if line.startswith("VmRSS"))
-    print(f"warm worker resident memory: {rss}")
+    print(f"warm worker resident memory: {resident_kib(worker.pid)} kB (its sandbox's included)")
+
+
+def resident_kib(pid: int) -> int:
+    """The resident memory of ``pid`` and its descendants: a sandboxed worker is its keeper's
+    grandchild, under the sandbox's first process."""
+    total = 0
+    for process in (pid, *descendants(pid)):
+        status = Path(f"/proc/{process}/status").read_text().splitlines()
+        total += next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+    return total
 
 
 async def say(engine: TurnEngine, text: str) -> None:

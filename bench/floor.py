@@ -76,8 +76,8 @@ def cpu_per_turn(bare: BareGraph, *, sessions: int, turns: int) -> float:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time so far of a server process and its children (workers; Linux)."""
-    return sum(_own_cpu_seconds(process) for process in (pid, *_children(pid)))
+    """User + system CPU time so far of a server process and its descendants (workers; Linux)."""
+    return sum(_own_cpu_seconds(process) for process in (pid, *descendants(pid)))
 
 
 def machine_cpu_seconds() -> float:
@@ -92,13 +92,17 @@ def _own_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (a worker in a sandbox is its keeper's grandchild)."""
+    parents: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
         except OSError:  # gone meanwhile
             continue
-        if parent == pid:
-            found.append(int(stat.parent.name))
+    found, frontier = [], [pid]
+    while frontier:
+        below = [child for child, parent in parents.items() if parent in frontier]
+        found += below
+        frontier = below
     return found
