@@ -1,9 +1,10 @@
 """Validate: does a plugin folder import and hold a conversation, with no key and no network?
 
-Two checks in a fresh process (``generator.validate.smoke``): an import check (the plugin is
-discovered and its graph built, which imports the agent), then an offline smoke test (the first
-turn and one message, with every chat model replaced by a scripted reply). Dummy provider keys
-are set for both. The report says pass or fail with the traceback and, when a module is
+Two checks in a fresh process (``generator.validate.smoke``), in the sandbox (``confined.py``,
+``runtime.sandbox``) unless this process was started with ``--no-sandbox`` (``confinement.py``):
+an import check (the plugin is discovered and its graph built, which imports the agent), then an
+offline smoke test (the first turn and one message, with every chat model replaced by a scripted
+reply). Dummy provider keys are set for both. The report says pass or fail with the traceback and, when a module is
 missing, which requirement provides it and how to approve it; a failure is diagnosed
 (``diagnosis.py``: which kind, why, the fix), and a network error in the smoke test after the
 import check passed is a warning, not a failure.

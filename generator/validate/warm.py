@@ -4,8 +4,11 @@ Importing LangGraph, LangChain and the runtime takes most of two seconds; the ch
 take a fraction of a second. So a process that validates (the command line, the import API, a
 test worker) starts one interpreter that imports those libraries, never a plugin, and forks a
 child for each plugin to check. The child is a fresh process, as a cold check is: the agent's
-imports, patches and ``sys.path`` changes end with it, it gets the caller's environment of the
-moment and an empty working folder, and a time limit kills it with whatever it started. The
+imports, patches and ``sys.path`` changes end with it, it gets the variables the caller gives it
+and an empty working folder, and a time limit kills it with whatever it started. Before the
+agent's code runs, the child enters the request's sandbox itself (``runtime.sandbox``: it has one
+thread, as making namespaces needs), keeping the fork's speed; the interpreter is started with
+nothing secret in its variables, since each fork's memory holds them. The
 command line starts the warm interpreter first thing, so its imports overlap with fetching,
 inspecting and rendering.
 
