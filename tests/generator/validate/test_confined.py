@@ -16,6 +16,7 @@ import pytest
 
 from generator.cli import main
 from generator.validate import confinement
+from runtime import sandbox
 from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
 from runtime.server import create_app
 from runtime.serving import serve_in_thread
@@ -184,3 +185,22 @@ def test_a_request_cannot_ask_for_no_sandbox(attacker: Hostile, repo: Path, tmp_
             answer = dry_run(client, agent, **{field: field == "no_sandbox"})
             assert answer.status_code in (400, 422), answer.text
     assert attacker.leaked() == []
+
+
+def test_where_no_sandbox_can_be_made_nothing_of_the_agent_runs(
+    attacker: Hostile,
+    repo: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    why = "cannot make the sandbox (unshare: Operation not permitted): allow ...; or --no-sandbox"
+    monkeypatch.setattr(sandbox, "_probed", why)
+    agent = attacker.agent(tmp_path / "agent", repo=repo)
+    before = tree(repo)
+
+    code = main(["import", str(agent), "--plugin-id", "intruder", "--offline"])
+
+    assert code == 1
+    assert capsys.readouterr().err.splitlines()[-1] == f"agent-import: error: {why}"
+    assert attacker.leaked() == [] and tree(repo) == before

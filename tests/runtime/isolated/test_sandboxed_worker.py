@@ -102,3 +102,21 @@ def test_served_with_no_sandbox_the_same_worker_gets_in(attacker: Hostile, tmp_p
 
     for attempt in ("read:database", "write:plugins", "write:home", "connect:_socket"):
         assert said[f"turn:{attempt}"] == "got", attempt
+
+
+def test_a_worker_that_cannot_be_sandboxed_leaves_its_plugin_not_ready_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from runtime import sandbox
+    from runtime.discovery import discover
+    from runtime.isolated.process import WORKERS
+
+    why = "cannot make the sandbox (unshare: Operation not permitted): ..."
+    monkeypatch.setattr(sandbox, "_probed", why)
+    intruder_plugin(tmp_path / "plugins", network=True)
+
+    needs = discover(tmp_path / "plugins").report().plugins["legacy"].needs
+
+    assert needs == [f"its worker cannot run in a sandbox: {why}"]
+    monkeypatch.setattr(WORKERS, "sandboxed", False)  # serve --no-sandbox
+    assert discover(tmp_path / "plugins").report().plugins["legacy"].needs == []
