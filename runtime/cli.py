@@ -38,6 +38,8 @@ SERVE_SETTINGS = (
     "offline_models",
     "sandbox",
     "allowed_hosts",
+    "trusted_proxies",
+    "max_connections",
     "extensions",
 )
 #: The import API's admin token (an environment variable: a flag would show in ``ps``).
@@ -117,7 +119,23 @@ def build_parser() -> argparse.ArgumentParser:
         f"import API's (with ${ADMIN_TOKEN_ENV}, to reach the wizard by this name), and /ws and "
         "/agui of a runtime bound to loopback, not behind a proxy (against DNS rebinding)",
     )
+    serve.add_argument(
+        "--trusted-proxy",
+        dest="trusted_proxies",
+        action="append",
+        metavar="ADDRESS",
+        help="an address or network (e.g. 127.0.0.1, 10.0.0.0/8) of a reverse proxy whose "
+        "forwarding headers (X-Forwarded-For, X-Forwarded-Proto, Forwarded...) count "
+        "(repeatable); none by default: from any other client they change nothing",
+    )
     serve.add_argument("--port", type=int, help=f"port; 0 picks one (default: {_default('port')})")
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="connections one worker holds at most; more are refused, or with --workers wait "
+        f"until one closes (default: {_default('max_connections')}; keep it below ulimit -n)",
+    )
     serve.add_argument(
         "--workers",
         type=worker_count,

@@ -9,7 +9,8 @@ shared by every worker goes to whichever wakes first. So the supervisor alone li
 each accepted socket (``SCM_RIGHTS`` over a Unix socket pair, one per worker: the ``Channel``) to
 the worker with the fewest connections, counting those it passed that the worker has not taken
 yet. Only the accept goes through the supervisor; the connection's bytes go straight to the
-worker.
+worker. A worker holding ``Settings.max_connections`` gets no more: once all do, the supervisor
+stops accepting, and new connections wait in the listen backlog until some close.
 
 A worker's side is ``HandedServer``: uvicorn serving the sockets it is handed instead of a socket
 of its own, which says it is ready once the app has started, and publishes what it took and how
@@ -91,10 +92,18 @@ class Channel:
         return True
 
 
-def hand_over(listener: socket.socket, channels: Sequence[Channel]) -> None:
-    """Accept every connection waiting on ``listener``, each handed to the ready worker (of
-    ``channels``) holding the fewest."""
-    while True:
+def with_room(channels: Sequence[Channel], most: int) -> list[Channel]:
+    """The ready workers of ``channels`` holding fewer than ``most`` connections, fewest first."""
+    ready = [channel for channel in channels if channel.ready and channel.connections() < most]
+    ready.sort(key=Channel.connections)
+    return ready
+
+
+def hand_over(listener: socket.socket, channels: Sequence[Channel], most: int) -> None:
+    """Accept the connections waiting on ``listener`` while a ready worker (of ``channels``)
+    holds fewer than ``most``, each handed to the one holding the fewest; the others wait in the
+    backlog until connections close."""
+    while ready := with_room(channels, most):
         try:
             connection, _ = listener.accept()
         except (BlockingIOError, InterruptedError):
@@ -103,8 +112,6 @@ def hand_over(listener: socket.socket, channels: Sequence[Channel]) -> None:
             logger.warning("cannot accept a connection: %s", exc.strerror)
             return
         with connection:
-            ready = [channel for channel in channels if channel.ready]
-            ready.sort(key=Channel.connections)
             if not any(channel.hand(connection) for channel in ready):
                 logger.warning("no worker could take a connection: it is closed")
 

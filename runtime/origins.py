@@ -19,8 +19,9 @@ A page whose DNS name its owner rebound to 127.0.0.1 is its own origin, so the `
 alone lets it talk to a runtime on this machine (DNS rebinding). So a runtime bound to a loopback
 address also checks the ``Host`` of a request that did not come through a reverse proxy: a
 loopback name or one of ``Settings.allowed_hosts`` (``--allowed-host``), as the import API does.
-Behind a proxy (``PROXY_HEADERS``), and bound to other interfaces, the runtime serves whatever
-names its gateway gives it.
+Behind a trusted proxy (``runtime.proxies``: only from ``--trusted-proxy`` addresses do forwarding
+headers count), and bound to other interfaces, the runtime serves whatever names its gateway gives
+it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
+from runtime import proxies
 from runtime.quotes import excerpt
 from runtime.settings import Settings
 
@@ -40,16 +42,6 @@ DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 #: A request's scheme -> the scheme of the page that made it.
 PAGE_SCHEMES: Final = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 LOOPBACK_NAMES: Final = frozenset({"localhost", "127.0.0.1", "::1"})
-#: Headers a reverse proxy adds. A page cannot add them: not to a WebSocket handshake, and on a
-#: POST they are not CORS-safelisted, so the browser asks first and the runtime says no.
-PROXY_HEADERS: Final = (
-    "forwarded",
-    "x-forwarded-for",
-    "x-forwarded-host",
-    "x-forwarded-proto",
-    "x-real-ip",
-    "via",
-)
 #: What ``Settings.host`` may be without naming a host a client could use.
 ANY_INTERFACE: Final = frozenset({"0.0.0.0", "::", ""})
 #: A ``Host`` header as RFC 9110 has it, and nothing more: a name (letters, digits, ``-``, ``_``,
@@ -107,7 +99,7 @@ def allows(connection: HTTPConnection, trusted: Iterable[str]) -> bool:
 def refusal(connection: HTTPConnection, settings: Settings) -> str | None:
     """Why ``/ws`` or ``/agui`` refuses this request (one line), or None: a rebound ``Host`` of a
     loopback-bound runtime, then an ``Origin`` it does not allow."""
-    rebindable = is_loopback(settings.host) and not came_through_proxy(connection)
+    rebindable = is_loopback(settings.host) and not proxies.forwarded(connection)
     if rebindable and not addressed_here(connection, settings):
         shown = excerpt(", ".join(connection.headers.getlist("host")))
         return f"Host {shown} is not this runtime's (serve with --allowed-host NAME if it is)"
@@ -117,8 +109,9 @@ def refusal(connection: HTTPConnection, settings: Settings) -> str | None:
 
 
 def came_through_proxy(connection: HTTPConnection) -> bool:
-    """Whether a reverse proxy forwarded this request (it then chose the ``Host``)."""
-    return any(name in connection.headers for name in PROXY_HEADERS)
+    """Whether this request carries a proxy's headers, trusted or not: its address may then be a
+    proxy's, never a loopback client's."""
+    return proxies.carries_forwarding(connection.scope["headers"])
 
 
 def addressed_here(connection: HTTPConnection, settings: Settings) -> bool:

@@ -13,6 +13,8 @@ import uvicorn
 from fastapi import FastAPI
 
 from runtime.coalesced import WebSocketProtocol
+from runtime.connections import HTTPProtocol, ServingConfig
+from runtime.proxies import TrustedProxies
 from runtime.settings import Settings
 
 STARTUP_TIMEOUT_S = 30.0
@@ -22,20 +24,28 @@ STARTUP_TIMEOUT_S = 30.0
 YOUNG_COLLECTION_AFTER = 7000
 
 
-def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
+def uvicorn_config(app: FastAPI, settings: Settings) -> ServingConfig:
     """uvicorn options shared by every way of serving the app.
 
     ``log_config=None`` keeps uvicorn's loggers on the single handler of ``configure_logging``;
     WebSocket frames sent together go out in one write (``runtime.coalesced``).
     The frame limit sits above ``max_message_bytes`` so a moderately oversized message gets a
     ``server.error`` (and the session goes on) while a huge one is cut off by the transport.
+    Forwarding headers count from ``trusted_proxies`` only (``runtime.proxies``, instead of
+    uvicorn's own trust in 127.0.0.1); silent, half-sent and surplus connections are closed
+    (``runtime.connections``).
     """
-    return uvicorn.Config(
-        app,
+    return ServingConfig(
+        TrustedProxies(app, settings.trusted_proxies),
+        header_timeout_s=settings.header_timeout_s,
+        max_connections=settings.max_connections,
         host=settings.host,
         port=settings.port,
         log_config=None,
         log_level=settings.log_level.lower(),
+        proxy_headers=False,
+        timeout_keep_alive=settings.idle_timeout_s,
+        http=HTTPProtocol,
         ws_max_size=max(4 * settings.max_message_bytes, 1024 * 1024),
         ws=WebSocketProtocol,
     )

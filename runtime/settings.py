@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -81,6 +82,28 @@ class Settings(BaseModel):
         description="Host names requests may be addressed to besides loopback ones: the import "
         "API's, and /ws and /agui of a runtime bound to loopback (against DNS rebinding).",
     )
+    trusted_proxies: tuple[str, ...] = Field(
+        default=(),
+        description="Addresses or networks (e.g. '127.0.0.1', '10.0.0.0/8') of the reverse "
+        "proxies whose forwarding headers count (runtime.proxies); none by default.",
+    )
+    idle_timeout_s: int = Field(
+        default=5,
+        ge=1,
+        description="Seconds a connection may wait, idle, for its next request after a response.",
+    )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds a connection has to send a request's line and headers, from its "
+        "opening or the request's first byte; then it is closed (against slowloris).",
+    )
+    max_connections: int = Field(
+        default=500,
+        ge=1,
+        description="Connections one worker holds at most (below its open-file limit, often "
+        "1024); more are refused (one process) or wait in the listen backlog (--workers N).",
+    )
     import_jobs: int = Field(default=2, ge=1, description="Import jobs running at once, at most.")
     import_job_ttl: float = Field(default=900.0, gt=0, description="Seconds a finished job lives.")
 
@@ -88,6 +111,18 @@ class Settings(BaseModel):
     @classmethod
     def _known_checkpointer(cls, value: str) -> str:
         return check_url(value)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for proxy in value:
+            try:
+                ipaddress.ip_network(proxy)
+            except ValueError:
+                raise ValueError(
+                    f"a trusted proxy is an IP address or network such as 10.0.0.0/8, not {proxy!r}"
+                ) from None
+        return value
 
     @field_validator("cors_origins")
     @classmethod

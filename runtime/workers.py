@@ -4,9 +4,10 @@ One process runs one event loop on one core. To use the others, the process ``se
 becomes a supervisor: it starts N workers, each a fresh interpreter (``spawn``) serving the app of
 ``create_app(settings)`` under uvicorn. The supervisor alone listens on the port: it accepts each
 new connection and hands it to the worker holding the fewest (``runtime.handoff``), once every
-worker has started; the kernel's own ways of spreading connections over processes leave one
-worker with far more sessions than another. A connection stays on its worker until it closes: a
-WebSocket's frames, a device tool's answer among them, reach the worker that asked.
+worker has started and while one holds fewer than ``max_connections``; the kernel's own ways of
+spreading connections over processes leave one worker with far more sessions than another. A
+connection stays on its worker until it closes: a WebSocket's frames, a device tool's answer
+among them, reach the worker that asked.
 
 What one process guaranteed still holds across them: sessions live in a database every worker
 opens (``sqlite:PATH`` in WAL mode, or PostgreSQL; ``memory`` is refused), and two connections to
@@ -41,7 +42,15 @@ from fastapi import FastAPI
 from uvicorn.config import STARTUP_FAILURE
 
 from runtime.extensions import IMPORT_API
-from runtime.handoff import Channel, HandedServer, channel_pair, hand_over, listener, new_load
+from runtime.handoff import (
+    Channel,
+    HandedServer,
+    channel_pair,
+    hand_over,
+    listener,
+    new_load,
+    with_room,
+)
 from runtime.logging import configure_logging
 from runtime.offline_models import use_offline_models
 from runtime.persistence import is_shared
@@ -211,7 +220,7 @@ class _Supervisor:
             channels = [worker.channel for worker in self.workers]
             waiting: list[Any] = [worker.process.sentinel for worker in self.workers]
             waiting += [channel.sock for channel in channels if not channel.ended]
-            if self.accepting:
+            if self.accepting and with_room(channels, self.settings.max_connections):
                 waiting.append(self.listening)
             ready = wait(waiting, timeout=WATCH_S)
             for channel in channels:
@@ -221,7 +230,7 @@ class _Supervisor:
                 self.accepting = True
                 logger.info("all %d workers have started", self.count)
             if self.listening in ready:
-                hand_over(self.listening, channels)
+                hand_over(self.listening, channels, self.settings.max_connections)
             for index, worker in enumerate(self.workers):
                 ended = worker.process
                 if ended.sentinel not in ready or self.stopping:

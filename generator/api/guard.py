@@ -5,9 +5,9 @@ An import fetches code and writes into the repository, so the API is not for the
 * without ``Settings.admin_token`` only loopback clients are answered; with one, every request
   must present it (``Authorization: Bearer <token>``, or the cookie ``/transfer?token=`` sets);
   a request that came through a reverse proxy (it carries ``Forwarded``, ``X-Forwarded-For``,
-  ``X-Real-IP`` or ``Via``) is never a loopback client's, whatever address the proxy connects
-  from (uvicorn takes the browser's address from ``X-Forwarded-For`` when the proxy is trusted:
-  ``FORWARDED_ALLOW_IPS``, 127.0.0.1 by default);
+  ``X-Real-IP`` or ``Via``, from whichever address) is never a loopback client's, whatever
+  address the proxy connects from (the browser's address and scheme are taken from the headers
+  of ``Settings.trusted_proxies`` only: ``runtime.proxies``);
 * the ``Host`` header must name this machine (loopback names, the bound host, ``allowed_hosts``),
   so a page whose DNS name was rebound to 127.0.0.1 is refused;
 * a browser's cross-site request is refused (``Origin`` other than the page's own, or

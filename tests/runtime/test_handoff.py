@@ -22,6 +22,9 @@ from runtime.handoff import (
     new_load,
 )
 
+#: The connections a worker holds at most, in these tests.
+MOST = 10
+
 
 @dataclass(frozen=True)
 class Served:
@@ -50,7 +53,7 @@ def connect(served: Served, count: int = 1) -> list[socket.socket]:
     for _ in range(count):
         clients.append(socket.create_connection(served.listener.getsockname()))
         select.select([served.listener], [], [], 5)
-        hand_over(served.listener, served.channels)
+        hand_over(served.listener, served.channels, MOST)
     return clients
 
 
@@ -100,16 +103,43 @@ def test_a_worker_that_cannot_take_it_is_passed_over() -> None:
             client.close()
 
 
-def test_a_worker_not_started_gets_nothing_and_a_closed_channel_is_seen(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_a_worker_not_started_gets_nothing_and_a_closed_channel_is_seen() -> None:
     with dispatcher(1) as (served, theirs):
         (channel,) = served.channels
         channel.ready = False
         clients = connect(served)
-        assert "no worker could take a connection" in caplog.text
-        assert clients[0].recv(1) == b""  # closed, not left waiting
+        assert waiting(served)  # left in the backlog, not accepted
         theirs[0].close()
         channel.read()
         assert channel.ended and not channel.ready
         clients[0].close()
+
+
+def test_a_connection_no_worker_can_take_is_closed(caplog: pytest.LogCaptureFixture) -> None:
+    with dispatcher(1) as (served, theirs):
+        theirs[0].close()  # the only worker has died, its channel not read yet
+        clients = connect(served)
+        assert "no worker could take a connection" in caplog.text
+        assert clients[0].recv(1) == b""  # closed, not left waiting
+        clients[0].close()
+
+
+def test_workers_holding_their_most_get_none_until_connections_close() -> None:
+    with dispatcher(2) as (served, theirs):
+        first, second = served.channels
+        first.load[HOLDS], second.load[HOLDS] = MOST, MOST
+        clients = connect(served, 2)
+        assert [taken(end) for end in theirs] == [0, 0]
+        assert waiting(served)
+        second.load[HOLDS] = MOST - 1  # one of its connections closed
+        hand_over(served.listener, served.channels, MOST)
+        assert [taken(end) for end in theirs] == [0, 1]  # then it holds its most again
+        assert waiting(served)
+        for client in clients:
+            client.close()
+
+
+def waiting(served: Served) -> bool:
+    """Whether a connection waits on the listener, not accepted."""
+    readable, _, _ = select.select([served.listener], [], [], 0)
+    return bool(readable)

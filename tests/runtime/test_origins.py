@@ -106,10 +106,10 @@ def test_only_native_clients_and_the_runtimes_own_or_listed_pages_open_a_session
 def test_behind_a_tls_proxy_the_public_https_page_opens_a_session(
     start_server: ServerFactory,
 ) -> None:
-    # What nginx sends for https://chat.bank.example (docs/deployment.md); uvicorn trusts
-    # X-Forwarded-Proto from a proxy on 127.0.0.1, so the handshake is wss, its page https.
+    # What nginx sends for https://chat.bank.example (docs/deployment.md); the runtime trusts
+    # X-Forwarded-Proto from the proxy on 127.0.0.1, so the handshake is wss, its page https.
     proxied = {"X-Forwarded-Proto": "https"}
-    with start_server() as address:
+    with start_server(trusted_proxies=["127.0.0.1"]) as address:
         statuses = {
             origin: handshake(address, origin, host=PUBLIC, headers=proxied)
             for origin in (f"https://{PUBLIC}", f"http://{PUBLIC}", "https://evil.example")
@@ -119,6 +119,19 @@ def test_behind_a_tls_proxy_the_public_https_page_opens_a_session(
         f"http://{PUBLIC}": 403,
         "https://evil.example": 403,
     }
+
+
+def test_forwarding_headers_from_a_client_not_a_trusted_proxy_change_nothing(
+    start_server: ServerFactory,
+) -> None:
+    """Without ``--trusted-proxy`` the scheme is the connection's own: ``X-Forwarded-Proto`` does
+    not make a page https."""
+    with start_server(trusted_proxies=["10.0.0.0/8"]) as address:
+        statuses = {
+            origin: handshake(address, origin, headers={"X-Forwarded-Proto": "https"})
+            for origin in (f"https://{address}", f"http://{address}")
+        }
+    assert statuses == {f"https://{address}": 403, f"http://{address}": 101}
 
 
 REBOUND = "rebound.evil.example"
@@ -158,6 +171,37 @@ def test_a_page_whose_name_was_rebound_to_loopback_is_refused(
     assert loopback_names == {"localhost": 101, "127.0.0.1": 101}
     assert allowed == 101
     assert "rebound" not in audited_sessions(audit_file)
+
+
+@pytest.mark.parametrize(
+    "forwarding",
+    [{"X-Forwarded-For": "203.0.113.7"}, {"X-Real-IP": "203.0.113.7"}, {"Forwarded": "for=x"}],
+    ids=["X-Forwarded-For", "X-Real-IP", "Forwarded"],
+)
+def test_a_rebound_page_claiming_a_proxy_is_refused_unless_the_proxy_is_trusted(
+    start_server: ServerFactory, tmp_path: Path, forwarding: dict[str, str]
+) -> None:
+    """A rebound page's own fetch may add forwarding headers (it is same-origin: no preflight);
+    they count only from a ``--trusted-proxy`` address, here 127.0.0.1, the tests' own."""
+    audit_file = tmp_path / "audit.jsonl"
+    outcomes = {}
+    for trusted in ([], ["127.0.0.1"]):
+        with start_server(audit_file=audit_file, trusted_proxies=trusted) as address:
+            named = f"{REBOUND}:{address.rpartition(':')[2]}"
+            page = f"http://{named}"
+            ws = handshake(address, page, host=named, headers=forwarding)
+            agui = post_run(
+                f"http://{address}/agui/echo",
+                f"trusting-{len(trusted)}",
+                "application/json",
+                Origin=page,
+                Host=named,
+                **forwarding,
+            )
+            outcomes[len(trusted)] = (ws, agui.status_code)
+
+    assert outcomes == {0: (403, 403), 1: (101, 200)}
+    assert "trusting-0" not in audited_sessions(audit_file)
 
 
 def test_agui_runs_only_for_native_clients_and_the_runtimes_own_or_listed_pages(

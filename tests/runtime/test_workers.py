@@ -10,6 +10,7 @@ which processes are left after a stop.
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -280,6 +281,31 @@ def test_a_device_tool_answer_reaches_the_worker_that_asked(sqlite_db: str) -> N
     assert len(answers) == 2
     for answer in answers:
         assert answer[0].startswith("Your nearest branch is Manchester King Street")
+
+
+def test_with_every_worker_at_its_most_a_connection_waits_until_one_closes(
+    plugins_dir: Path, sqlite_db: str
+) -> None:
+    """``--max-connections 1``: a session on each worker, so a third connection waits in the
+    backlog (unanswered for a while, however long is not measured) and is served once one
+    closes."""
+    request = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    with (
+        two_workers(
+            "--plugins-dir", str(plugins_dir), "--checkpointer", sqlite_db, "--max-connections", "1"
+        ) as served,
+        ExitStack() as stack,
+    ):
+        first, _ = served.one_on_each(stack, agent="echo")
+        name, _, port = served.address.rpartition(":")
+        with socket.create_connection((name, int(port))) as waiting:
+            waiting.sendall(request)
+            unanswered = not select.select([waiting], [], [], 3)[0]
+            first.connection.close()
+            waiting.settimeout(STOP_TIMEOUT_S)
+            answered = b"".join(iter(lambda: waiting.recv(4096), b""))
+    assert unanswered
+    assert answered.startswith(b"HTTP/1.1 200 OK")
 
 
 @pytest.mark.parametrize("ctrl_c", [False, True], ids=["SIGTERM", "Ctrl-C"])

@@ -196,9 +196,9 @@ def test_a_request_through_a_proxy_is_never_a_loopback_clients(
 def test_behind_a_tls_proxy_on_this_machine_the_customers_origin_and_address_count(
     server: Server,
 ) -> None:
-    # What nginx sends for https://wizard.bank.example (docs/deployment.md): uvicorn trusts the
-    # forwarded headers from a proxy on 127.0.0.1, so the page's origin is https and the client
-    # is the browser's address, never the proxy's loopback one.
+    # What nginx sends for https://wizard.bank.example (docs/deployment.md): the runtime trusts
+    # the forwarded headers from the proxy on 127.0.0.1 (--trusted-proxy), so the page's origin
+    # is https and the client is the browser's address, never the proxy's loopback one.
     proxied = {
         "Host": "wizard.bank.example",
         "X-Forwarded-Proto": "https",
@@ -206,9 +206,12 @@ def test_behind_a_tls_proxy_on_this_machine_the_customers_origin_and_address_cou
         "Origin": "https://wizard.bank.example",
     }
     auth = {"Authorization": f"Bearer {TOKEN}"}
-    with server(allowed_hosts=("wizard.bank.example",)) as client:
+    behind = {"allowed_hosts": ("wizard.bank.example",), "trusted_proxies": ("127.0.0.1",)}
+    with server(**behind) as client:
         no_token_configured = client.get(STATUS, headers=proxied)
     with server(allowed_hosts=("wizard.bank.example",), admin_token=TOKEN) as client:
+        proxy_not_trusted = client.get(STATUS, headers={**proxied, **auth})  # the page is http
+    with server(**behind, admin_token=TOKEN) as client:
         own_page = client.get(STATUS, headers={**proxied, **auth})
         other_site = client.get(
             STATUS, headers={**proxied, **auth, "Origin": "https://evil.example"}
@@ -221,6 +224,7 @@ def test_behind_a_tls_proxy_on_this_machine_the_customers_origin_and_address_cou
     assert no_token_configured.json()["error"].startswith("the import API answers loopback")
     assert own_page.status_code == 404  # through the guard
     assert other_site.status_code == plain_http.status_code == 403
+    assert proxy_not_trusted.status_code == 403
 
 
 @pytest.mark.parametrize("url", [SAVINGS_HELPER, "file:///etc", "./examples"])
