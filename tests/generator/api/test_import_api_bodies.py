@@ -3,7 +3,8 @@ holding strings too long to be what they claim; and errors that quote only a lit
 
 Over real uvicorn on 127.0.0.1: a large body is streamed through a plain socket, which stops
 sending as soon as an answer arrives, so the test sees whether the server answered before it had
-read the body.
+read the body (the socket stays open: the server closes it when it has drained the rest for
+``DRAIN_SECONDS``); and sent whole by urllib, which reads the answer only then.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import select
 import socket
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 
 import httpx
@@ -24,6 +27,8 @@ from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 IMPORT = "/api/import-agent"
 #: The body the tests stream: 200 MiB, far past the cap.
 HUGE = 200 * 1024 * 1024
+#: A body a client sends whole before it reads the answer: 64 MiB.
+WHOLE = 64 * 1024 * 1024
 PIECE = b" " * (64 * 1024)
 #: An error answer quoting a little of what was sent fits in this.
 SHORT = 1024
@@ -89,6 +94,27 @@ def test_a_body_over_the_cap_is_413_before_it_is_read(
     assert json.loads(error) == {"error": f"the body is larger than {MAX_BODY_BYTES} bytes"}
     assert sent < HUGE  # answered while the client was still sending
     assert still_serving.status_code == 404
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_client_that_sends_the_whole_body_first_reads_the_413(
+    server: Server, chunked: bool
+) -> None:
+    # urllib (like requests) reads no answer before its body is sent: the server reads the rest
+    # of the body, so the client gets to read the 413 rather than a connection reset.
+    body = _pieces(WHOLE) if chunked else b" " * WHOLE
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with server() as client:
+        request = urllib.request.Request(
+            f"{client.base_url}{IMPORT}", data=body, headers={"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            opener.open(request, timeout=60)
+
+    assert refused.value.code == 413
+    assert json.loads(refused.value.read()) == {
+        "error": f"the body is larger than {MAX_BODY_BYTES} bytes"
+    }
 
 
 @pytest.mark.parametrize("body", ["[" * 100_000, '{"a":' * 100_000], ids=["arrays", "objects"])
