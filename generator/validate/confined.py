@@ -3,9 +3,10 @@
 The checks run an agent nobody has reviewed, so they run in ``runtime.sandbox``: no network,
 no process but their own, and a file system holding only, read-only, the interpreters (this one,
 a validation environment's, an isolated plugin's environment for its worker) and the
-``runtime`` and ``generator`` packages (the runtime's own plugins hidden); and, writable, the
-check's scratch folder, where a throwaway copy of the plugin is seen at the plugin's own path:
-an agent that writes beside itself works, the plugin folder stays byte-for-byte as it was.
+``runtime`` and ``generator`` packages (the runtime's own plugins hidden); writable, a
+throwaway copy of the plugin at the plugin's own path, in the sandbox's bounded memory (an
+agent that writes beside itself works, the plugin folder stays byte for byte as it was), a
+private ``/tmp`` it runs from, and the one file the checks write their results to.
 
 Its variables are only what Python needs, a private ``HOME`` and temp folder, and those the
 plugin's ``agent.json`` ``env`` names, credentials among them with dummy values, never the
@@ -15,7 +16,6 @@ caller's: a dry run or a preview hands an agent no token, database URL or key of
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -30,8 +30,6 @@ from runtime.isolated.envs import ENVS_DIR_ENV
 BASICS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 #: What a credential the agent names holds in the checks.
 DUMMY = "offline-dummy"
-#: The scratch folder's copy of the plugin, seen at the plugin's own path inside.
-COPY = "plugin"
 
 
 def check_env(folder: Path, base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
@@ -49,23 +47,20 @@ def check_env(folder: Path, base: Mapping[str, str], extra: Mapping[str, str]) -
 
 
 def check_spec(
-    folder: Path, scratch: Path, *, python: str, sites: Iterable[str], env: Mapping[str, str]
+    folder: Path, results: Path, *, python: str, sites: Iterable[str], env: Mapping[str, str]
 ) -> sandbox.Spec:
     """The sandbox of a check of ``folder`` run with ``python`` (``sites`` first on its path),
-    from ``scratch``, which receives the plugin's copy and is handed over writable."""
-    copy = scratch / COPY
-    shutil.copytree(folder, copy, symlinks=True)
-    sandbox.hand_over(scratch)
+    which writes what it found to ``results`` (made here, empty, the one host file it may
+    write) and runs from a private ``/tmp``."""
+    results.touch()
+    sandbox.hand_over(results)
     readable = [*sandbox.this_interpreter(), *sandbox.interpreter_paths(python), *sites]
     readable += [_package(runtime), _package(generator)]
     if env.get(ENVS_DIR_ENV):  # an isolated plugin: its worker's environment and interpreter
         readable += _environments(Path(env[ENVS_DIR_ENV]))
     binds = [sandbox.Bind(path) for path in dict.fromkeys(readable) if os.path.exists(path)]
-    binds += [
-        sandbox.Bind(str(scratch), writable=True),
-        sandbox.Bind(str(copy), str(folder), writable=True),
-    ]
-    return sandbox.Spec(binds=tuple(binds), hidden=(_package(runtime.plugins),), cwd=str(scratch))
+    binds += [sandbox.Bind(str(results), writable=True), sandbox.Bind(str(folder), copy=True)]
+    return sandbox.Spec(binds=tuple(binds), hidden=(_package(runtime.plugins),), cwd="/tmp")
 
 
 def _package(module: object) -> str:

@@ -4,10 +4,10 @@ Two checks in a fresh process (``generator.validate.smoke``), in the sandbox (``
 ``runtime.sandbox``) unless this process was started with ``--no-sandbox`` (``confinement.py``):
 an import check (the plugin is discovered and its graph built, which imports the agent), then an
 offline smoke test (the first turn and one message, with every chat model replaced by a scripted
-reply). Dummy provider keys are set for both. The report says pass or fail with the traceback and, when a module is
-missing, which requirement provides it and how to approve it; a failure is diagnosed
-(``diagnosis.py``: which kind, why, the fix), and a network error in the smoke test after the
-import check passed is a warning, not a failure.
+reply). Dummy provider keys are set for both. The report says pass or fail with the traceback
+and, when a module is missing, which requirement provides it and how to approve it; a failure is
+diagnosed (``diagnosis.py``: which kind, why, the fix), and a network error in the smoke test
+after the import check passed is a warning, not a failure.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _run(
         spec = None
         if sandboxed:
             env = check_env(folder, os.environ, extra)
-            spec = check_spec(folder, scratch, python=python, sites=sites or [], env=env)
+            spec = check_spec(folder, out, python=python, sites=sites or [], env=env)
         else:
             env = {**os.environ, **extra}
         try:
@@ -164,8 +164,8 @@ def _run(
             finished = _cold(folder, python, scratch, out, timeout, env, spec)
         if (failed := scratch / warm.SANDBOX_FAILED_FILE).is_file():
             raise AgentImportError(failed.read_text(encoding="utf-8").strip())
-        if out.is_file():
-            return CheckResults.validate_json(out.read_text(encoding="utf-8")), spec
+        if out.is_file() and (written := out.read_text(encoding="utf-8")):
+            return CheckResults.validate_json(written), spec
         stderr = output.read_text(errors="replace") if output.is_file() else ""
     summary = (
         "the check process ended before reporting" if finished else f"timed out after {timeout:g} s"

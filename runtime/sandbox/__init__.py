@@ -9,7 +9,8 @@
   marked writable), empty private ``/tmp`` and ``HOME``, and a ``/proc`` of its own processes;
 * as root, the user ``nobody`` (65534); otherwise the caller's user, in a user namespace;
 * no capabilities (the bounding set emptied too), ``no_new_privs``, a seccomp filter that refuses
-  new namespaces, and limits on memory (``RLIMIT_AS``) and processes (``RLIMIT_NPROC``).
+  new namespaces, and limits on memory (``RLIMIT_AS``), processes (``RLIMIT_NPROC``), the size of
+  a file (``RLIMIT_FSIZE``) and of each writable folder (its tmpfs).
 
 If any part cannot be made, ``SandboxError`` says which and how to allow it, and nothing runs:
 there is no partial sandbox. The keeper outside waits for the sandbox's first process and exits
@@ -39,6 +40,10 @@ NOBODY: Final = 65534
 MEMORY_BYTES: Final = 8 << 30
 #: Processes (and threads) a sandbox may hold at once.
 PROCESSES: Final = 512
+#: The largest file a sandboxed process may write.
+FILE_BYTES: Final = 256 << 20
+#: The most each writable folder of a sandbox holds (in memory: tmpfs).
+WRITABLE_BYTES: Final = 512 << 20
 #: The keeper's exit code when the sandbox could not be made (its one-line reason on stderr).
 SETUP_FAILED: Final = 125
 #: Set inside a sandbox: a program started there is in it already (a sandbox cannot nest).
@@ -60,6 +65,9 @@ class Bind:
     source: str
     target: str = ""
     writable: bool = False
+    #: Seen as a throwaway writable copy, in the sandbox's memory (``Spec.writable_bytes``):
+    #: the source stays byte for byte as it was, and nothing written there reaches the disk.
+    copy: bool = False
 
     def __post_init__(self) -> None:
         if not self.target:
@@ -77,6 +85,10 @@ class Spec:
     cwd: str = "/"
     memory_bytes: int = MEMORY_BYTES
     processes: int = PROCESSES
+    #: The largest file it may write (``RLIMIT_FSIZE``: output and results included).
+    file_bytes: int = FILE_BYTES
+    #: Each of its writable tmpfs mounts (``/tmp``, ``HOME``, ``/dev/shm``, a copy) at most.
+    writable_bytes: int = WRITABLE_BYTES
     hostname: str = field(default="sandbox")
 
     def to_json(self) -> str:
@@ -92,11 +104,13 @@ class Spec:
         """One line for reports: what the code that ran in it could and could not reach."""
         user = f"user {NOBODY}" if os.geteuid() == 0 else "your user in a user namespace"
         network = "network open (no host loopback guarantee)" if self.network else "no network"
+        writable = sum(b.writable or b.copy for b in self.binds)
         return (
             f"sandbox: {network}; own PID, mount and IPC namespaces; {len(self.binds)} paths "
-            f"given ({sum(b.writable for b in self.binds)} writable), private HOME and /tmp; "
-            f"{user}, no capabilities, no new namespaces; memory {self.memory_bytes >> 30} GiB "
-            f"(RLIMIT_AS), {self.processes} processes (RLIMIT_NPROC)"
+            f"given ({writable} writable), private HOME and /tmp; {user}, no capabilities, no "
+            f"new namespaces; memory {self.memory_bytes >> 30} GiB (RLIMIT_AS), "
+            f"{self.processes} processes (RLIMIT_NPROC), files {self.file_bytes >> 20} MiB "
+            f"(RLIMIT_FSIZE), {self.writable_bytes >> 20} MiB in each writable folder"
         )
 
 
@@ -136,12 +150,12 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def hand_over(folder: Path) -> None:
-    """Make ``folder`` (and all in it) writable by the sandbox's user: ``nobody`` under root."""
+def hand_over(path: Path) -> None:
+    """Make ``path`` (and all in it) writable by the sandbox's user: ``nobody`` under root."""
     if os.geteuid() != 0:
         return
-    for path in (folder, *folder.rglob("*")):
-        os.lchown(path, NOBODY, NOBODY)
+    for each in (path, *path.rglob("*")) if path.is_dir() else (path,):
+        os.lchown(each, NOBODY, NOBODY)
 
 
 def command(spec: Spec, argv: list[str]) -> list[str]:
@@ -252,6 +266,7 @@ def _first(
                 _linux.set_loopback_up()
             for limit, value in ((resource.RLIMIT_AS, spec.memory_bytes),
                                  (resource.RLIMIT_NPROC, spec.processes),
+                                 (resource.RLIMIT_FSIZE, spec.file_bytes),
                                  (resource.RLIMIT_CORE, 0)):  # fmt: skip
                 resource.setrlimit(limit, (value, value))
             _drop_privileges(uid, gid, privileged)

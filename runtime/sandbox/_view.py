@@ -10,6 +10,7 @@ home folder, no repository, no database, no other process.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -34,6 +35,8 @@ PROC_HIDDEN: Final = ("kcore", "keys", "timer_list", "sched_debug", "latency_sta
 PROC_HIDDEN_DIRS: Final = ("acpi", "scsi", "asound")
 #: Where the host's root stays reachable while the view is built (removed before anything runs).
 _OLD_ROOT: Final = ".host"
+#: The size of the tmpfs mounts that only hold mount points (the root, hidden folders).
+MOUNT_POINTS_BYTES: Final = 1 << 20
 
 
 def build(spec: Spec, root: str, uid: int, gid: int) -> None:
@@ -42,7 +45,7 @@ def build(spec: Spec, root: str, uid: int, gid: int) -> None:
     Called in the sandbox's first process, in its new mount and PID namespaces, before it
     gives up its capabilities."""
     _linux.mount(None, "/", None, _linux.MS_REC | _linux.MS_PRIVATE)
-    _linux.mount("tmpfs", root, "tmpfs", _linux.MS_NOSUID | _linux.MS_NODEV, "mode=0755")
+    _tmpfs(root, "mode=0755", MOUNT_POINTS_BYTES)
     for name in SYSTEM:
         _mirror(Path("/", name), root)
     for name in ETC:
@@ -50,14 +53,17 @@ def build(spec: Spec, root: str, uid: int, gid: int) -> None:
     _devices(root)
     private = f"mode=0700,uid={uid},gid={gid}"
     for path, options in (("/tmp", "mode=1777"), (HOME, private), ("/dev/shm", "mode=1777")):
-        target = _mountpoint(root, path, directory=True)
-        _linux.mount("tmpfs", target, "tmpfs", _linux.MS_NOSUID | _linux.MS_NODEV, options)
+        _tmpfs(_mountpoint(root, path, directory=True), options, spec.writable_bytes)
     hidden = []
     for path, item in sorted(_mounts(spec), key=lambda pair: Path(pair[0]).parts):
         if item is None:  # a folder of a bind hidden behind an empty one (parents come first)
             target = _mountpoint(root, path, directory=True)
-            _linux.mount("tmpfs", target, "tmpfs", _linux.MS_NOSUID | _linux.MS_NODEV, "mode=0755")
+            _tmpfs(target, "mode=0755", MOUNT_POINTS_BYTES)
             hidden.append(target)
+        elif item.copy:  # a throwaway copy, in the sandbox's own bounded memory
+            target = _mountpoint(root, path, directory=True)
+            _tmpfs(target, f"mode=0755,uid={uid},gid={gid}", spec.writable_bytes)
+            _copy(Path(item.source), Path(target), uid, gid)
         else:
             source = Path(item.source)
             target = _mountpoint(root, path, directory=source.is_dir())
@@ -78,6 +84,20 @@ def _mounts(spec: Spec) -> list[tuple[str, Bind | None]]:
     """The spec's binds and hidden folders by target, to be made parents first."""
     binds: list[tuple[str, Bind | None]] = [(item.target, item) for item in spec.binds]
     return binds + [(path, None) for path in spec.hidden if Path(path).is_dir()]
+
+
+def _tmpfs(target: str, options: str, size: int) -> None:
+    """An empty tmpfs of at most ``size`` bytes (unbounded, one would take half the memory)."""
+    flags = _linux.MS_NOSUID | _linux.MS_NODEV
+    _linux.mount("tmpfs", target, "tmpfs", flags, f"{options},size={size}")
+
+
+def _copy(source: Path, target: Path, uid: int, gid: int) -> None:
+    """``source``'s files into ``target``, owned by the sandbox's user (links kept as links)."""
+    shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    if os.geteuid() == 0 and uid != 0:
+        for path in (target, *target.rglob("*")):
+            os.lchown(path, uid, gid)
 
 
 def _mountpoint(root: str, path: str, *, directory: bool) -> str:
@@ -104,7 +124,13 @@ def _mirror(path: Path, root: str) -> None:
 
 def _devices(root: str) -> None:
     dev = _mountpoint(root, "/dev", directory=True)
-    _linux.mount("tmpfs", dev, "tmpfs", _linux.MS_NOSUID | _linux.MS_NOEXEC, "mode=0755")
+    _linux.mount(
+        "tmpfs",
+        dev,
+        "tmpfs",
+        _linux.MS_NOSUID | _linux.MS_NOEXEC,
+        f"mode=0755,size={MOUNT_POINTS_BYTES}",
+    )
     for name in DEVICES:
         _linux.bind(
             f"/dev/{name}", _mountpoint(root, f"/dev/{name}", directory=False), writable=True

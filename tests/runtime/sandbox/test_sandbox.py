@@ -181,3 +181,38 @@ def test_memory_and_processes_are_limited() -> None:
         """,
     )
     assert done.stdout.splitlines() == ["memory refused", "processes refused"], done.stderr
+
+
+def test_a_copy_is_written_in_memory_and_writable_folders_are_bounded(tmp_path: Path) -> None:
+    """The agent's copy of its folder takes writes, the original keeps its bytes; no writable
+    folder, and no file, can grow past its limit (a full /tmp must not fill the host)."""
+    source = tmp_path / "plugin"
+    source.mkdir()
+    (source / "graph.py").write_text("original")
+    spec = sandbox.Spec(
+        binds=(sandbox.Bind(str(source), copy=True),), writable_bytes=8 << 20, file_bytes=4 << 20
+    )
+    done = run(
+        spec,
+        f"""
+        import os
+        open({str(source / "graph.py")!r}, 'w').write('changed')
+        open({str(source / "new.txt")!r}, 'w').write('new')
+        print(open({str(source / "graph.py")!r}).read())
+        for n, (folder, size) in enumerate(
+            (('/tmp', 3 << 20), ('/tmp', 3 << 20), ('/tmp', 3 << 20), ({sandbox.HOME!r}, 5 << 20))
+        ):
+            try:
+                with open(os.path.join(folder, f'fill-{{n}}'), 'wb') as f:
+                    f.write(b'x' * size)
+                print('wrote', size >> 20)
+            except OSError as exc:
+                print('refused', exc.errno)
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "changed"
+    assert lines[1:] == ["wrote 3", "wrote 3", "refused 28", "refused 27"]  # ENOSPC, EFBIG
+    assert [p.name for p in source.iterdir()] == ["graph.py"]
+    assert (source / "graph.py").read_text() == "original"
