@@ -70,8 +70,9 @@ class Bind:
     copy: bool = False
 
     def __post_init__(self) -> None:
-        if not self.target:
-            object.__setattr__(self, "target", self.source)
+        """Paths made absolute where the spec is written (the sandbox starts elsewhere)."""
+        object.__setattr__(self, "source", os.path.abspath(self.source))
+        object.__setattr__(self, "target", os.path.abspath(self.target or self.source))
 
 
 @dataclass(frozen=True)
