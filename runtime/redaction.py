@@ -5,20 +5,24 @@ turn's request before the graph sees it, what a graph writes is masked on its wa
 checkpoint (``TurnWrites``) and the plugin store (``PluginStore``), the WebSocket and AG-UI
 encoders mask every event they send, the audit log masks every entry, and every log handler the
 runtime sets up carries ``CardNumberFilter``. Text streamed in pieces (AG-UI's deltas of a model's
-text and of a tool call's arguments) goes through a ``StreamMasker``, which holds back the end of
-what it has seen while that end could still be part of a card number, so a number split across
-deltas is masked whole.
+text and of a tool call's arguments) goes through a ``StreamMasker`` (a ``JsonStreamMasker`` for
+the arguments, JSON text), which holds back the end of what it has seen while that end could still
+be part of a card number, so a number split across deltas is masked whole.
 
 **What counts as a card number**: 12 to 19 digits that pass the Luhn check, written as one block
-or in groups separated by at most ``MAX_SEPARATORS`` separator characters. Separators are the
-characters people put between digit groups: any Unicode space or line break, any dash (and the
-minus sign U+2212), dots (``.``, the middle dot U+00B7, bullets), commas, slashes, underscores,
-and invisible characters (zero-width spaces and joiners, U+2060, U+FEFF, the soft hyphen), in
-their fullwidth forms too; and in log lines, which quote text with ``repr()`` and JSON, escapes
-such as ``\\u200b`` (elsewhere a backslash is a backslash). Colons, ``+``, quotes and brackets
-are not separators: a time (``10:30:15``), a time zone or a JSON token boundary joins no numbers.
-A digit is any Unicode decimal digit (fullwidth, Arabic-Indic...), because ``int()`` reads them
-all; the kept four are written in ASCII.
+or in groups separated by at most ``MAX_SEPARATORS`` separator characters. A digit is any Unicode
+decimal digit (fullwidth, Arabic-Indic...), because ``int()`` reads them all, or a keycap (a
+digit, U+FE0F and U+20E3, which count as no separators); the kept four are written in ASCII. A
+separator is any character that is not a letter or a number, since any of them may stand between
+digit groups (``4111|1111``, Swiss ``4111'1111``, ``(4111) [1111]``, ``4111 ~ 1111``): spaces,
+punctuation, symbols (the blank braille pattern U+2800 too), marks (variation selectors), format
+and control characters (zero-width spaces and joiners, word joiners, tag characters); and the
+underscore, ``x``/``X`` and the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), which show
+nothing. Colons and ``+`` are not separators: a time (``10:30:15``) and a phone number (``+44``)
+join no numbers. Numbers are found in text as it is read, so where text is encoded its escapes
+count as the characters they stand for: in log lines, which quote text with ``repr()`` and JSON
+(``\\u200b``), and in a tool call's JSON arguments (``redact_json_text``), as ``json.dumps``
+escapes every non-ASCII character; elsewhere a backslash is a backslash.
 
 The Luhn check keeps ordinary numbers readable (amounts, dates, sort codes, account and phone
 numbers, references): a run of digits that is not a card number passes it only one time in ten.
@@ -52,30 +56,33 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final, TypeVar, cast
 
 #: The most separator characters (or escapes) between two digit groups of one number: enough for
-#: "4111 / 1111", few enough that numbers apart in a sentence stay apart.
-MAX_SEPARATORS: Final = 5
+#: "4111 / 1111" and for a few invisible characters, few enough that numbers apart in a sentence
+#: stay apart.
+MAX_SEPARATORS: Final = 8
 MIN_DIGITS: Final = 12
 MAX_DIGITS: Final = 19
 #: A cut number is masked from this many digits on: four are only ever a card's last four.
 MIN_CUT_DIGITS: Final = 5
 MASK: Final = "****"
 
-_DASHES = (
-    r"\-\u058a\u05be\u1400\u1806\u2010-\u2015\u2043\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u2e5d"
-    r"\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d\U00010ead"
-)
-_DOTS = r".\u00b7\u2022\u2024\u2026\u2027\u2219\u22c5\u3002\u30fb\uff0e\uff61\uff65"
-_COMMAS = r",\u060c\u066b\u066c\u3001\ufe50\uff0c\uff64"
-_SLASHES = r"/\\\u2044\u2215\uff0f\uff3c"
-_UNDERSCORES = r"_\uff3f"
-#: Format characters (Unicode category Cf): zero-width spaces and joiners, direction marks, BOM.
-_INVISIBLE = r"\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-#: What people put between digit groups (see the module docstring).
-_SEPARATOR = rf"[\s{_DASHES}{_DOTS}{_COMMAS}{_SLASHES}{_UNDERSCORES}{_INVISIBLE}]"
+#: Colons and plus signs join no numbers: times and phone numbers stay apart.
+_COLONS = ":\u2236\ufe13\ufe55\uff1a"
+_PLUSES = "+\ufe62\uff0b"
+#: Letters that separate: ``x`` (``4111x1111``) and the Hangul fillers, which show nothing.
+_SEPARATING_LETTERS = "xX\u115f\u1160\u3164\uffa0"
+#: What may stand between digit groups (see the module docstring): not a letter or a number
+#: (``\w``), colons and pluses aside; or the underscore, or a separating letter.
+_SEPARATOR = rf"(?:[^\w{_COLONS}{_PLUSES}]|[_{_SEPARATING_LETTERS}])"
+#: A digit, or a keycap: its U+FE0F and U+20E3 belong to it and count as no separators.
+_DIGIT = r"\d(?:\ufe0f?\u20e3)?"
+#: The most characters a keycap adds to its digit.
+_KEYCAP_MARKS = 2
+#: The most characters between two digits of one number, in text as typed.
+_MAX_GAP = MAX_SEPARATORS + _KEYCAP_MARKS
 #: A character escaped as ``repr()`` and JSON write one (``\xa0``, ``\u200b``, ``\uff14``, ``\n``):
 #: in a log line it counts as the character it stands for (a digit, a separator, or neither).
 _ESCAPE = r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[nrt])"
@@ -86,39 +93,43 @@ _IS_SEPARATOR = re.compile(_SEPARATOR)
 @dataclasses.dataclass(frozen=True)
 class _Syntax:
     """How numbers are written in some text: ``number`` finds text that may hold one (a digit,
-    then digits and separators), ``part`` reads it: ``digits``, an ``escape`` or a separator.
-    Digits and separators never overlap (an escape and a backslash overlap for one character),
-    so both run in linear time on any text."""
+    then digits and separators), ``part`` reads it: ``digits`` (keycaps too), an ``escape``, a
+    ``stop`` (a colon or a plus: the number ends there) or separators. Digits and separators
+    never overlap (a keycap's marks and an escape's backslash overlap with a separator for at
+    most two characters), so both run in linear time on any text."""
 
     number: re.Pattern[str]
     part: re.Pattern[str]
 
 
-#: Text as typed: a backslash is a backslash.
+#: Text as typed: a backslash is a backslash. ``number`` reads from a digit to the last digit
+#: before a letter, colons and pluses included (``part`` reads them as stops): one character
+#: class reads most text twice as fast as a separator's two and the colons' test; and separators
+#: after the last digit would make short text (a date) long enough to be read.
 _TEXT = _Syntax(
-    re.compile(rf"\d(?:\d|{_SEPARATOR})*"),
-    re.compile(rf"(?P<digits>\d+)|{_SEPARATOR}"),
+    re.compile(rf"{_DIGIT}(?:[\d\W_{_SEPARATING_LETTERS}]*{_DIGIT})?"),
+    re.compile(rf"(?P<digits>(?:{_DIGIT})+)|(?P<stop>[{_COLONS}{_PLUSES}])|{_SEPARATOR}+"),
 )
 #: Log lines, which quote text: escapes count as what they stand for.
 _LOG = _Syntax(
     re.compile(rf"(?:\d|\\u[0-9A-Fa-f]{{4}}|\\U[0-9A-Fa-f]{{8}})(?:\d|{_ESCAPE}|{_SEPARATOR})*"),
-    re.compile(rf"(?P<digits>\d+)|(?P<escape>{_ESCAPE})|{_SEPARATOR}"),
+    re.compile(rf"(?P<digits>(?:{_DIGIT})+)|(?P<escape>{_ESCAPE})|{_SEPARATOR}"),
 )
 _ELLIPSIS = re.compile(r"\.\.\.|\u2026")
 #: What text holding a card number always holds (``_TEXT``): 12 digits, each at most
-#: ``MAX_SEPARATORS`` characters after the one before. Text without it is returned at once.
-_MAY_HOLD_CARD = re.compile(rf"\d(?:\D{{0,{MAX_SEPARATORS}}}\d){{{MIN_DIGITS - 1}}}")
+#: ``_MAX_GAP`` characters after the one before. Text without it is returned at once.
+_MAY_HOLD_CARD = re.compile(rf"\d(?:\D{{0,{_MAX_GAP}}}\d){{{MIN_DIGITS - 1}}}")
 #: The same in JSON text, where a separator may be written as an escape (``\n``, ``\u001f``,
 #: ``\\``): an escape counts as one character.
 _MAY_HOLD_CARD_JSON = re.compile(
-    rf"\d(?:(?>\\u[0-9A-Fa-f]{{4}}|\\.|\D){{0,{MAX_SEPARATORS}}}\d){{{MIN_DIGITS - 1}}}"
+    rf"\d(?:(?>\\u[0-9A-Fa-f]{{4}}|\\.|\D){{0,{_MAX_GAP}}}\d){{{MIN_DIGITS - 1}}}"
 )
 _AFTER_ELLIPSIS = re.compile(
     rf"(?:\.\.\.|\u2026)(?:{_ESCAPE}|{_SEPARATOR}){{0,{MAX_SEPARATORS}}}\Z"
 )
 #: How far back ``_AFTER_ELLIPSIS`` may reach: an ellipsis and the longest separators (escapes).
 _ELLIPSIS_REACH = 3 + MAX_SEPARATORS * len(r"\U0010ffff")
-_PHONE_PREFIXES = frozenset("+\uff0b")
+_PHONE_PREFIXES = frozenset(_PLUSES)
 #: A phone number has at most 15 digits (E.164): a longer number after ``+`` may be a card's.
 MAX_PHONE_DIGITS: Final = 15
 _IDENTIFIER = re.compile(r"(?:^|_)ids?$|[a-z]Ids?$")
@@ -160,7 +171,8 @@ class _Chain:
 
 
 def _ascii(digits: str) -> str:
-    return digits if digits.isascii() else "".join(str(int(c)) for c in digits)
+    """``digits`` (a part's, keycaps' marks and all) as ASCII digits."""
+    return digits if digits.isascii() else "".join(str(int(c)) for c in digits if c.isdecimal())
 
 
 def _unescape(escape: str) -> str:
@@ -184,10 +196,11 @@ def _chains(text: str, number: re.Match[str], syntax: _Syntax) -> list[_Chain]:
     while position < end:
         part = syntax.part.match(text, position)
         assert part is not None  # syntax.number matches nothing else
-        digits, escape = part["digits"], part.groupdict().get("escape")
-        separator = digits is None and escape is None
-        if escape is not None:
-            character = _unescape(escape)
+        kind = part.lastgroup  # None: separators
+        digits = part.group() if kind == "digits" else None
+        separator = kind is None
+        if kind == "escape":
+            character = _unescape(part.group())
             if character.isdecimal():
                 digits = character
             separator = _IS_SEPARATOR.fullmatch(character) is not None
@@ -207,11 +220,12 @@ def _chains(text: str, number: re.Match[str], syntax: _Syntax) -> list[_Chain]:
                     chain.follows_ellipsis = chain.follows_ellipsis or ellipsis
                 chain.groups.append(_Group(part.start(), part.end(), _ascii(digits)))
             gap_start, gap = part.end(), 0
-        elif separator:
-            gap += 1
-        else:  # a letter, escaped: the number ends here
+        elif separator:  # typed, or one escaped
+            gap += 1 if kind == "escape" else part.end() - part.start()
+        else:  # a stop, or a letter escaped: the number ends here
             chain.precedes_ellipsis = _ELLIPSIS.search(text, gap_start, part.start()) is not None
-            chain = _Chain()
+            plus = part.group() in _PHONE_PREFIXES and text[part.end() : part.end() + 1].isdecimal()
+            chain = _Chain(follows_plus=plus)
             chains.append(chain)
             gap_start, gap = part.end(), 0
         position = part.end()
@@ -293,23 +307,31 @@ def _cut_spans(chain: _Chain) -> list[tuple[int, int, str]]:
     return spans
 
 
-def _redact(text: str, *, cut: bool) -> str:
-    """``text`` with its card numbers masked; ``cut``: it is a log line (see the module
-    docstring)."""
-    pieces: list[str] = []
-    done = 0
+def _spans(text: str, *, cut: bool) -> Iterator[tuple[int, int, str]]:
+    """Where ``text``'s card numbers are, in order, and what replaces each; ``cut``: it is a log
+    line (see the module docstring)."""
     syntax = _LOG if cut else _TEXT
     for number in syntax.number.finditer(text):
         if number.end() - number.start() < (MIN_CUT_DIGITS if cut else MIN_DIGITS):
             continue
         for chain in _chains(text, number, syntax):
-            spans = (
+            yield from (
                 _cut_spans(chain) if cut else _card_spans(chain.groups, phone=chain.follows_plus)
             )
-            for start, end, replacement in spans:
-                pieces += [text[done:start], replacement]
-                done = end
+
+
+def _replaced(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with ``spans`` (``(start, end, replacement)``, in order) replaced."""
+    pieces: list[str] = []
+    done = 0
+    for start, end, replacement in spans:
+        pieces += [text[done:start], replacement]
+        done = end
     return "".join([*pieces, text[done:]]) if pieces else text
+
+
+def _redact(text: str, *, cut: bool) -> str:
+    return _replaced(text, _spans(text, cut=cut))
 
 
 def redact_card_numbers(text: str) -> str:
@@ -320,9 +342,61 @@ def redact_card_numbers(text: str) -> str:
     return _redact(text, cut=False)
 
 
+#: A JSON string escape: a surrogate pair (a character beyond the BMP, as a tag character),
+#: another ``\uXXXX``, or one of a character of its own (``\n``, ``\"``, ``\\``...).
+_JSON_ESCAPE = re.compile(
+    r"\\u(?P<high>[dD][89abAB][0-9a-fA-F]{2})\\u(?P<low>[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|\\u(?P<code>[0-9a-fA-F]{4})|\\(?P<character>[\"\\/bfnrt])"
+)
+_JSON_CHARACTERS: Final = {**_ESCAPED_WHITESPACE, "b": "\b", "f": "\f"}
+#: The start of an escape at the end of JSON text that the next piece completes: a part of one,
+#: or a surrogate pair's first half (``\ud835``, of the digit U+1D7CE) and a part of the other.
+_PARTIAL_JSON_ESCAPE = re.compile(
+    r"(?:\\u[dD][89abAB][0-9a-fA-F]{2})?(?:\\(?:u[0-9a-fA-F]{0,3})?)?\Z"
+)
+
+
+def _json_unescaped(escape: re.Match[str]) -> str:
+    if escape["high"] is not None:
+        high, low = int(escape["high"], 16), int(escape["low"], 16)
+        return chr(0x10000 + (high - 0xD800) * 0x400 + (low - 0xDC00))
+    if escape["code"] is not None:
+        return chr(int(escape["code"], 16))
+    return _JSON_CHARACTERS.get(escape["character"], escape["character"])
+
+
+def _json_decoded(text: str) -> tuple[str, list[int]]:
+    """``text``, JSON, with its escapes decoded; and where each character of that starts in
+    ``text``, then where ``text`` ends (so a span of one maps to a span of the other)."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    done = 0
+    for escape in _JSON_ESCAPE.finditer(text):
+        pieces += [text[done : escape.start()], _json_unescaped(escape)]
+        starts += [*range(done, escape.start()), escape.start()]
+        done = escape.end()
+    pieces.append(text[done:])
+    starts += range(done, len(text) + 1)
+    return "".join(pieces), starts
+
+
+def redact_json_text(text: str) -> str:
+    """JSON ``text`` with the card numbers of what it encodes masked: an escape counts as the
+    character it stands for, as ``json.dumps`` escapes every non-ASCII separator or digit."""
+    if "\\" not in text:
+        return redact_card_numbers(text)
+    decoded, starts = _json_decoded(text)
+    if _MAY_HOLD_CARD.search(decoded) is None:
+        return text
+    return _replaced(
+        text, ((starts[a], starts[b], mask) for a, b, mask in _spans(decoded, cut=False))
+    )
+
+
 #: The end of a text that a later piece may continue into a card number: a run of digits and
-#: separators (and the ``+`` before it, which makes a short number a phone number).
-_OPEN_END = re.compile(rf"[+\uff0b]?(?:\d|{_SEPARATOR})*\Z")
+#: separators (and the ``+`` before it, which makes a short number a phone number), or a ``+``.
+#: Separators and no digit join none: they go (the closing ``"}`` of a tool call's arguments).
+_OPEN_END = re.compile(rf"(?:[{_PLUSES}]?{_SEPARATOR}*\d(?:\d|{_SEPARATOR})*|[{_PLUSES}])?\Z")
 
 
 class StreamMasker:
@@ -334,16 +408,41 @@ class StreamMasker:
 
     def feed(self, piece: str) -> str:
         text = self._held + piece
-        match = _OPEN_END.search(text)
-        assert match is not None  # it matches the empty end at least
-        cut = match.start()
+        cut = self._open_end(text)
         self._held = text[cut:]
-        return redact_card_numbers(text[:cut])
+        return self._masked(text[:cut])
 
     def flush(self) -> str:
         """What is held, masked: the stream has ended."""
         held, self._held = self._held, ""
-        return redact_card_numbers(held)
+        return self._masked(held)
+
+    @staticmethod
+    def _open_end(text: str) -> int:
+        """Where the end of ``text`` that a later piece may continue starts."""
+        match = _OPEN_END.search(text)
+        assert match is not None  # it matches the empty end at least
+        return match.start()
+
+    @staticmethod
+    def _masked(text: str) -> str:
+        return redact_card_numbers(text)
+
+
+class JsonStreamMasker(StreamMasker):
+    """A ``StreamMasker`` of JSON text (a tool call's arguments), read as ``redact_json_text``
+    reads it: its open end is found in the decoded text, and an escape cut in two waits whole."""
+
+    @staticmethod
+    def _open_end(text: str) -> int:
+        partial = _PARTIAL_JSON_ESCAPE.search(text)
+        assert partial is not None  # it matches the empty end at least
+        decoded, starts = _json_decoded(text[: partial.start()])
+        return starts[StreamMasker._open_end(decoded)]
+
+    @staticmethod
+    def _masked(text: str) -> str:
+        return redact_json_text(text)
 
 
 def redact_values(value: T) -> T:

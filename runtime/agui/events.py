@@ -48,7 +48,7 @@ from ag_ui.core import (
 
 from runtime.client_tools import ClientToolCall, client_tool_call
 from runtime.outbox import PATCH, VOICE, Delivery, patch_target
-from runtime.redaction import StreamMasker
+from runtime.redaction import JsonStreamMasker, StreamMasker
 from runtime.turns import (
     EngineEvent,
     PendingInterrupt,
@@ -73,7 +73,9 @@ APPROVAL: Final = "approval"
 class RunEvents:
     """The events of one run, in order; it tracks the text message being streamed. Streamed
     text and tool-call arguments go out through a ``StreamMasker`` each, so a card number split
-    across deltas is masked whole (the encoder masks each event only on its own)."""
+    across deltas is masked whole (the encoder masks each event only on its own); the arguments,
+    JSON text, through a ``JsonStreamMasker``, which reads a separator or digit that JSON escaped
+    (``4111\\u00a01111``) as the character it stands for."""
 
     thread_id: str
     run_id: str
@@ -81,7 +83,7 @@ class RunEvents:
     _open_message: str | None = None
     _streamed_text: bool = False
     _text_masker: StreamMasker = field(default_factory=StreamMasker)
-    _args_maskers: dict[str, StreamMasker] = field(default_factory=dict)
+    _args_maskers: dict[str, JsonStreamMasker] = field(default_factory=dict)
 
     def started(self) -> RunStartedEvent:
         return RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
@@ -110,11 +112,11 @@ class RunEvents:
                 ),
             ]
         if isinstance(item, ToolCallArgs):
-            masker = self._args_maskers.setdefault(item.call_id, StreamMasker())
+            masker = self._args_maskers.setdefault(item.call_id, JsonStreamMasker())
             delta = masker.feed(item.delta)
             return [ToolCallArgsEvent(tool_call_id=item.call_id, delta=delta)] if delta else []
         if isinstance(item, ToolCallEnded):
-            rest = self._args_maskers.pop(item.call_id, StreamMasker()).flush()
+            rest = self._args_maskers.pop(item.call_id, JsonStreamMasker()).flush()
             args = [ToolCallArgsEvent(tool_call_id=item.call_id, delta=rest)] if rest else []
             return [*args, ToolCallEndEvent(tool_call_id=item.call_id)]
         if isinstance(item, ToolCallResult):

@@ -27,9 +27,11 @@ from runtime.redaction import (
     MASK,
     MAX_SEPARATORS,
     CardNumberFilter,
+    JsonStreamMasker,
     StreamMasker,
     dumps_redacted,
     redact_card_numbers,
+    redact_json_text,
     redact_values,
 )
 from tests.runtime.agui.wire import post_run
@@ -74,6 +76,7 @@ def digits_of(text: str) -> str:
         ("4111 1111 1111 1111 12/27 123", "****1111 12/27 123"),  # expiry and code run on
         ("ref 77 4111 1111 1111 1111 thanks", "ref 77 ****1111 thanks"),  # digits before it
         ("+44 4111 1111 1111 1111", "+44 ****1111"),  # over 15 digits: no phone number
+        ("ref 12 + 4222 2222 22222", "ref 12 + ****2222"),  # "+" then a space: no phone number
     ],
 )
 def test_card_numbers_are_masked_to_their_last_four(text: str, expected: str) -> None:
@@ -90,6 +93,7 @@ def test_card_numbers_are_masked_to_their_last_four(text: str, expected: str) ->
         "sort code 12-34-56, account 12345678",
         "12-34-56 12345678",  # a sort code right before an account number
         "call +44 20 7946 0958 or 07700 900123",  # phone numbers
+        "ref 12 +4222 2222 22222",  # 13 digits after "+": a phone number
         "4929123456784821",  # 16 digits failing Luhn: a mistyped card number is not masked
         "4111 1111 1111 1112",
         "session 3f2a9c1e-8b7d-4e6f-a1b2-c3d4e5f6a7b8",
@@ -109,6 +113,12 @@ SEPARATORS = (
     "/\\\u2215\uff0f"
     "_\uff3f"
     "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+    "|'\u2019*~#"  # bars, Swiss grouping, stars, tildes, hashes
+    '()[]{}<>"\u201c\u201d\u00ab\u00bb'  # brackets and quotes
+    "xX$%&=@\u00a7\u2605"  # x, other symbols
+    "\u115f\u1160\u3164\uffa0\u2800"  # Hangul fillers, the blank braille pattern
+    "\ufe0f\ufe00\U000e0100\u034f\u180e"  # variation selectors, the grapheme joiner
+    "\U000e0001\U000e0020\U000e0041\U000e007f\u2061\u2063"  # tags, invisible operators
 )
 #: Decimal digits of a few scripts: ASCII, fullwidth, Arabic-Indic, Devanagari.
 SCRIPTS = tuple(
@@ -155,8 +165,11 @@ AROUND = st.lists(
 ).map("".join)
 
 
+#: A separator (see ``runtime.redaction``): not a letter or a number, a colon or a ``+``; or one
+#: of the letters that separate.
+SEPARATOR = r"(?:[^\w:+\uff0b]|[_xX\u115f\u1160\u3164\uffa0])"
 #: Text after a number that joins its digits to the number's.
-RUNS_ON = re.compile(rf"[{re.escape(SEPARATORS)}]{{0,{MAX_SEPARATORS}}}\d")
+RUNS_ON = re.compile(rf"{SEPARATOR}{{0,{MAX_SEPARATORS}}}\d")
 
 
 def is_subsequence(needle: str, haystack: str) -> bool:
@@ -190,6 +203,137 @@ def test_text_streamed_in_pieces_is_masked_as_the_whole_text(
     masker = StreamMasker()
     out = [masker.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     assert "".join(out) + masker.flush() == redact_card_numbers(text)
+
+
+#: One card number written with each kind of separator a probe slipped past an older masker.
+DISGUISED = {
+    "six spaces": "4111      1111      1111      1111",
+    "bars": "4111|1111|1111|1111",
+    "Swiss grouping": "4111'1111'1111'1111",
+    "right quotes": "4111\u20191111\u20191111\u20191111",
+    "stars": "4111*1111*1111*1111",
+    "tildes": "4111~1111~1111~1111",
+    "hashes": "4111#1111#1111#1111",
+    "brackets": "4111)(1111] [1111}{1111",
+    "quotes": '4111" "1111\u201d \u201c1111\u00bb\u00ab1111',
+    "x": "4111x1111X1111 x 1111",
+    "Hangul fillers": "4111\u31641111\u115f1111\u1160\uffa01111",
+    "blank braille": "4111\u28001111\u2800\u28001111\u28001111",
+    "variation selectors": "4111\ufe0f1111\ufe001111\U000e01001111",
+    "keycaps": "4\ufe0f\u20e31\ufe0f\u20e31\u20e31\u20e3 " + "1\ufe0f\u20e3" * 4 + "1\u20e3" * 8,
+    "tag characters": "4111\U000e00201111\U000e0041\U000e00421111\U000e007f1111",
+    "word joiners": "4111\u2060\u2060\u2060\u2060\u2060\u20601111\u20601111\u20601111",
+    "eight of them": "4111 \u200b\u2060|\u3164\ufe0f~ 1111 \u200b\u2060|\u3164\ufe0f~ 1111-1111",
+    "digits of four scripts": (
+        "\u0664\u0661\u0661\u0661 \uff11\uff11\uff11\uff11 \u0967\u0967\u0967\u0967 1111"
+    ),
+}
+
+
+@pytest.mark.parametrize("written", DISGUISED.values(), ids=DISGUISED.keys())
+def test_card_numbers_are_masked_whatever_separates_their_digits(written: str) -> None:
+    assert (
+        redact_card_numbers(f"my card is {written}, freeze it") == "my card is ****1111, freeze it"
+    )
+
+
+#: Decimal digits of more scripts: each digit of a number may be of any of them.
+MORE_SCRIPTS = SCRIPTS + tuple(
+    "".join(chr(zero + d) for d in range(10))
+    for zero in (0x06F0, 0x07C0, 0x09E6, 0x0E50, 0x1D7CE, 0x1D7F6)
+)
+#: What a keycap adds to its digit: U+20E3, and U+FE0F before it or not.
+KEYCAPS = ("\u20e3", "\ufe0f\u20e3")
+
+
+@st.composite
+def disguised(draw: st.DrawFn, digits: str) -> str:
+    """``digits`` written to slip past a masker: each digit of any script, or a keycap, and
+    every gap zero to ``MAX_SEPARATORS`` separators of any class."""
+    gaps = st.text(st.sampled_from(SEPARATORS), max_size=MAX_SEPARATORS)
+    written = []
+    for position, digit in enumerate(digits):
+        shown = draw(st.sampled_from(MORE_SCRIPTS))[int(digit)]
+        written += [draw(gaps) if position else "", shown + draw(st.sampled_from(("", *KEYCAPS)))]
+    return "".join(written)
+
+
+#: Words: letters, but those that separate.
+WORDS = st.text(
+    st.characters(categories=["L"], exclude_characters="xX\u115f\u1160\u3164\uffa0"),
+    min_size=1,
+    max_size=8,
+)
+
+
+@st.composite
+def ordinary_numbers(draw: st.DrawFn) -> str:
+    """A date, a time, a date and time, an amount or a phone number, its digits written as
+    ``disguised`` writes them, a time's colons and a phone number's ``+`` as they are. A phone
+    number has at most 12 digits: the 12 after a longer one's first digit may be a card's."""
+    date = draw(st.dates()).strftime(draw(st.sampled_from(["%d%m%Y", "%Y%m%d", "%d%m%y"])))
+    time = [f"{n:02}" for n in draw(st.lists(st.integers(0, 59), min_size=2, max_size=3))]
+    amount = str(draw(st.integers(0, 10**11 - 1)))
+    phone = draw(st.text("0123456789", min_size=10, max_size=12))
+    currency = draw(st.sampled_from("£$€"))
+    prefix, fields = draw(
+        st.sampled_from(
+            [
+                ("", [date]),
+                ("", time),
+                ("", [date + time[0], *time[1:]]),
+                (currency, [amount]),
+                ("+", [phone]),
+            ]
+        )
+    )
+    return prefix + ":".join(draw(disguised(field)) for field in fields)
+
+
+#: Text around a number: words, separators, and ordinary numbers with words between them.
+SENTENCES = st.lists(
+    st.tuples(WORDS, st.text(st.sampled_from(SEPARATORS), max_size=3), ordinary_numbers()).map(
+        "".join
+    ),
+    max_size=3,
+).map("".join)
+
+
+@given(
+    number=card_numbers(),
+    data=st.data(),
+    prefix=st.tuples(SENTENCES, WORDS, st.text(st.sampled_from(SEPARATORS), max_size=3)),
+    suffix=st.tuples(st.text(st.sampled_from(SEPARATORS), max_size=3), WORDS, SENTENCES),
+)
+def test_a_disguised_card_number_keeps_only_its_last_four_digits(
+    number: str, data: st.DataObject, prefix: tuple[str, ...], suffix: tuple[str, ...]
+) -> None:
+    """Its digits of any script or keycaps, any separators between them: the number is masked
+    whole, and nothing around it changes."""
+    before, after = "".join(prefix), "".join(suffix)
+    text = before + data.draw(disguised(number)) + after
+    assert redact_card_numbers(text) == before + MASK + number[-4:] + after, text
+
+
+@given(text=SENTENCES)
+def test_dates_times_amounts_and_phone_numbers_stay_as_they_are(text: str) -> None:
+    assert redact_card_numbers(text) == text
+
+
+@given(number=card_numbers(), data=st.data(), prefix=AROUND, suffix=AROUND)
+def test_json_text_streamed_in_pieces_is_masked_as_the_values_it_encodes(
+    number: str, data: st.DataObject, prefix: str, suffix: str
+) -> None:
+    """A tool call's arguments, as ``json.dumps`` writes them: every non-ASCII separator and digit
+    escaped (``4501\\u00a05919``, a tag character as a surrogate pair), cut anywhere, even inside
+    an escape; what goes out is the JSON of the masked values."""
+    value = {"card": prefix + data.draw(disguised(number)) + suffix, "reason": prefix}
+    text = json.dumps(value)
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(text) - 1), max_size=12)))
+    masker = JsonStreamMasker()
+    out = [masker.feed(text[a:b]) for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    assert "".join(out) + masker.flush() == json.dumps(redact_values(value))
+    assert redact_json_text(text) == json.dumps(redact_values(value))
 
 
 @given(text=st.text(st.characters(exclude_categories=["Nd"])))
@@ -574,6 +718,52 @@ def test_what_a_plugin_writes_itself_is_masked_everywhere(
     assert '{"number":"****4821"}' in stored  # the store's row
     assert "Your card ****4821 is frozen." in stored  # the checkpoint's outbox
     assert leaked(stored) == []
+
+
+#: A plugin whose agent calls a tool with a card number, its groups apart by no-break spaces:
+#: the arguments' JSON text escapes them (``4929\\u00a01234``).
+CALLER = {
+    "__init__.py": "",
+    "plugin.py": f'''
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+
+from runtime.contracts import CommonState
+from runtime.plugin import PluginBase
+
+CARD = "\\u00a0".join("{CARD}"[i : i + 4] for i in range(0, 16, 4))
+
+
+class CallerPlugin(PluginBase):
+    plugin_id = "caller"
+    title = "Caller"
+
+    def build_graph(self) -> StateGraph[Any]:
+        graph = StateGraph(CommonState)
+        graph.add_node("call", call)
+        graph.add_edge(START, "call")
+        graph.add_edge("call", END)
+        return graph
+
+
+def call(state: CommonState) -> dict[str, Any]:
+    block = {{"name": "block_card", "args": {{"card": CARD}}, "id": "call-1"}}
+    return {{"messages": [AIMessage(content="", tool_calls=[block])]}}
+''',
+}
+
+
+def test_tool_call_arguments_with_an_escaped_separator_are_sent_masked(
+    start_server: ServerFactory, plugins_dir: Path, write_plugin: PluginWriter
+) -> None:
+    write_plugin(plugins_dir, "caller", CALLER)
+    with start_server() as address:
+        frames = post_run(f"http://{address}/agui/caller", uuid.uuid4().hex)
+    args = "".join(f["delta"] for f in frames if f["type"] == "TOOL_CALL_ARGS")
+    assert json.loads(args) == {"card": "****4821"}
+    assert leaked("\n".join(json.dumps(f) for f in frames)) == []
 
 
 def test_click_data_is_masked_before_the_plugin_sees_it(
