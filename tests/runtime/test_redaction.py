@@ -601,7 +601,9 @@ def leaked(text: str) -> list[str]:
     found = []
     for line in text.splitlines():
         line = _ESCAPED.sub(lambda m: chr(int("".join(filter(None, m.groups())), 16)), line)
-        plain = re.sub(r"[^\w*]|_", "", "".join(digits_of(c) or c for c in line))
+        # Every separator dropped, letters too (x, Hangul fillers); a mask's stars stay, so the
+        # kept last four never join what precedes them.
+        plain = re.sub(r"[^0-9*]", "", "".join(digits_of(c) or c for c in line))
         windows = {n[i : i + 12] for n in NUMBERS for i in range(len(n) - 11)}
         if any(window in plain for window in windows):
             found.append(line)
