@@ -88,6 +88,7 @@ def create_app(
             audit = AuditLog(settings.audit_file)
             stack.callback(audit.close)
             stack.callback(WORKERS.close)  # isolated plugins' worker processes end with us
+            stack.callback(setattr, WORKERS, "sandboxed", WORKERS.sandboxed)
             WORKERS.sandboxed = settings.sandbox
             if not settings.sandbox:
                 logger.warning(

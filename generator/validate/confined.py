@@ -8,9 +8,9 @@ throwaway copy of the plugin at the plugin's own path, in the sandbox's bounded 
 agent that writes beside itself works, the plugin folder stays byte for byte as it was), a
 private ``/tmp`` it runs from, and the one file the checks write their results to.
 
-Its variables are only what Python needs, a private ``HOME`` and temp folder, and those the
-plugin's ``agent.json`` ``env`` names, credentials among them with dummy values, never the
-caller's: a dry run or a preview hands an agent no token, database URL or key of the user's.
+Its variables are only what Python needs, a private ``HOME`` and temp folder, and dummies for
+the credentials the plugin's ``agent.json`` ``env`` names; never a value of the caller's: a dry
+run or a preview hands an agent no token, database URL or key of the user's.
 """
 
 from __future__ import annotations
@@ -34,15 +34,12 @@ DUMMY = "offline-dummy"
 
 def check_env(folder: Path, base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
     """The checks' variables: ``BASICS`` of ``base``, a private home, ``extra`` (set by the
-    validation itself), and the variables ``agent.json`` names: a credential gets a dummy,
-    another keeps the caller's value."""
+    validation itself), and a dummy for each credential ``agent.json`` names. No other value of
+    the caller's: the agent chooses the names it reads (the inspector lists them from its code),
+    so a name would fetch a database URL or a token as easily as a setting."""
     env = {name: base[name] for name in BASICS if name in base}
     env |= {"HOME": sandbox.HOME, "TMPDIR": "/tmp", **extra}
-    for name in agent_env(folder):
-        if is_credential(name):
-            env[name] = DUMMY
-        elif name in base:
-            env[name] = base[name]
+    env |= {name: DUMMY for name in agent_env(folder) if is_credential(name)}
     return env
 
 

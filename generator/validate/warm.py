@@ -139,12 +139,14 @@ class Warm:
                     if pid is None and b"\n" in received:
                         pid = int(received.split(b"\n", 1)[0].removeprefix(b"pid "))
             except TimeoutError:
-                if pid is not None:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(pid, signal.SIGKILL)  # the child leads its own process group
+                _end(pid)
                 return False
             except OSError as exc:
+                _end(pid)
                 raise Unavailable(f"the warm check interpreter is gone ({exc})") from None
+            except BaseException:  # Ctrl-C: nothing the check started may keep running
+                _end(pid)
+                raise
         if pid is None:
             raise Unavailable("the warm check interpreter closed the connection")
         return True
@@ -159,6 +161,14 @@ class Warm:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self._home.cleanup()
+
+
+def _end(pid: int | None) -> None:
+    """Kill a check by the pid its fork said before anything else ran (it leads its own process
+    group; in a sandbox, its keeper, whose death ends the sandbox)."""
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 _lock = threading.Lock()

@@ -43,6 +43,9 @@ BASICS: Final = (
     "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "SYSTEMROOT",
     "PYTHONDONTWRITEBYTECODE",  # a validation writes nothing into the plugin folder
 )  # fmt: skip
+#: The runtime's own variables (its admin token, its database URL) go to no worker, whatever
+#: its ``agent.json`` names.
+RUNTIME_PREFIX: Final = "A2UI_"
 #: How long a stopped worker may take to exit before it is killed.
 STOP_GRACE_S: Final = 2.0
 #: The runtime's card-number masking, which the worker loads by path for the agent's checkpoints.
@@ -81,7 +84,7 @@ class Worker:
         command = [str(python), "-s", "-m", "worker", str(agent_file), str(source), REDACTION]
         if offline_models is not None:
             command.append(str(offline_models))
-        names = (*BASICS, *env_names)
+        names = (*BASICS, *(name for name in env_names if not name.startswith(RUNTIME_PREFIX)))
         env = {name: os.environ[name] for name in names if name in os.environ}
         env |= {"PYTHONPATH": str(PROGRAM_DIR), "PYTHONUNBUFFERED": "1"}
         if confinement is not None:

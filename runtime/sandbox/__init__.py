@@ -29,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ WRITABLE_BYTES: Final = 512 << 20
 SETUP_FAILED: Final = 125
 #: Set inside a sandbox: a program started there is in it already (a sandbox cannot nest).
 INSIDE_ENV: Final = "A2UI_SANDBOXED"
+#: How often a keeper looks whether its parent is still there.
+KEEPER_POLL_S: Final = 0.2
 #: The private home folder's path inside.
 HOME: Final = "/home/sandbox"
 #: What every command that can run an agent's code says it skips the sandbox with.
@@ -90,6 +93,8 @@ class Spec:
     file_bytes: int = FILE_BYTES
     #: Each of its writable tmpfs mounts (``/tmp``, ``HOME``, ``/dev/shm``, a copy) at most.
     writable_bytes: int = WRITABLE_BYTES
+    #: Descriptors above 2 the sandboxed process keeps (every other one is closed).
+    keep_fds: tuple[int, ...] = ()
     hostname: str = field(default="sandbox")
 
     def to_json(self) -> str:
@@ -99,7 +104,8 @@ class Spec:
     def from_json(cls, text: str) -> Spec:
         data = json.loads(text)
         binds = tuple(Bind(**item) for item in data.pop("binds"))
-        return cls(binds=binds, hidden=tuple(data.pop("hidden")), **data)
+        hidden, keep = tuple(data.pop("hidden")), tuple(data.pop("keep_fds"))
+        return cls(binds=binds, hidden=hidden, keep_fds=keep, **data)
 
     def describe(self) -> str:
         """One line for reports: what the code that ran in it could and could not reach."""
@@ -243,11 +249,20 @@ def _map_user(uid: int, gid: int) -> None:
 
 
 def _keep(first: int) -> None:
-    """The keeper, outside: wait for the sandbox's first process and exit as it did."""
+    """The keeper, outside: wait for the sandbox's first process and exit as it did; end it
+    if the keeper's own parent goes (killed, or gone without stopping it), so no sandbox
+    outlives the process that made it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sandbox gets the terminal's Ctrl-C
-    code = 1
+    parent, code = os.getppid(), 1
     try:
-        code = os.waitstatus_to_exitcode(os.waitpid(first, 0)[1])
+        while True:
+            done, status = os.waitpid(first, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                break
+            if os.getppid() != parent:
+                os.kill(first, signal.SIGKILL)  # its death ends every process inside
+            time.sleep(KEEPER_POLL_S)
     finally:
         os._exit(code if code >= 0 else 128 - code)
 
@@ -275,18 +290,28 @@ def _first(
             if _keeper_gone(alive):
                 os._exit(1)
             os.chdir(spec.cwd)
+            _close_all_but({alive, errors, *spec.keep_fds})  # not the caller's connection
+            child = os.fork()
         except (OSError, SandboxError) as exc:
             os.write(errors, (_explain(exc, privileged) + "\n").encode())
             os._exit(SETUP_FAILED)
-        os.close(errors)
-        child = os.fork()
         if child == 0:
             os.close(alive)
+            os.close(errors)
             os.environ[INSIDE_ENV] = "1"
             return
+        os.close(errors)
         _reap_until(child)
     except BaseException:
         os._exit(SETUP_FAILED)
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor above 2 but ``keep``: nothing its caller held reaches inside."""
+    for name in os.listdir("/proc/self/fd"):
+        if (fd := int(name)) > 2 and fd not in keep:
+            with contextlib.suppress(OSError):  # the listing's own, closed already
+                os.close(fd)
 
 
 def _keeper_gone(alive: int) -> bool:
@@ -302,6 +327,7 @@ def _drop_privileges(uid: int, gid: int, privileged: bool) -> None:
     """No capabilities, none to regain, no new namespaces; checked, not assumed."""
     from runtime.sandbox import _linux
 
+    _linux.prctl(_linux.PR_SET_DUMPABLE, 0)  # not traced by what runs inside (non-root)
     _linux.empty_bounding_set()
     if privileged:
         os.setgroups([])

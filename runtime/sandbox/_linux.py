@@ -54,6 +54,7 @@ _KEPT_FLAGS: Final = {
 }
 
 PR_SET_PDEATHSIG: Final = 1
+PR_SET_DUMPABLE: Final = 4
 PR_CAPBSET_DROP: Final = 24
 PR_SET_NO_NEW_PRIVS: Final = 38
 PR_CAP_AMBIENT: Final = 47
@@ -147,10 +148,18 @@ def set_loopback_up() -> None:
 #: System call numbers by machine, with the audit architecture seccomp reports.
 _ARCHES: Final = {
     "x86_64": (0xC000003E, {"unshare": 272, "setns": 308, "clone": 56, "clone3": 435,
-                            "pivot_root": 155}),
+                            "pivot_root": 155, "add_key": 248, "request_key": 249,
+                            "keyctl": 250, "memfd_create": 319}),
     "aarch64": (0xC00000B7, {"unshare": 97, "setns": 268, "clone": 220, "clone3": 435,
-                             "pivot_root": 41}),
+                             "pivot_root": 41, "add_key": 217, "request_key": 218,
+                             "keyctl": 219, "memfd_create": 279}),
 }  # fmt: skip
+#: Refused with EPERM: new namespaces, and the kernel's keyrings (a caller's session keyring is
+#: inherited, and a user's keyring outlives the sandbox: a channel between two of them).
+_REFUSED_CALLS: Final = ("unshare", "setns", "add_key", "request_key", "keyctl")
+#: Answered "not implemented" (callers fall back): ``clone3`` (its flags live in memory a filter
+#: cannot read), ``memfd_create`` (memory no limit of a process counts).
+_MISSING_CALLS: Final = ("clone3", "memfd_create")
 _ARCH, _SYSCALLS = _ARCHES.get(platform.machine(), (0, {}))
 #: x32 system calls on x86_64 carry this bit: refused outright.
 _X32_BIT: Final = 0x40000000
@@ -165,9 +174,9 @@ def _op(code: int, jt: int, jf: int, k: int) -> bytes:
 
 
 def forbid_namespaces() -> None:
-    """Install a seccomp filter: ``unshare`` and ``setns`` fail with EPERM, ``clone`` with any
-    namespace flag too, ``clone3`` with ENOSYS (its flags live in memory a filter cannot read;
-    the C library then falls back to ``clone``). Needs ``no_new_privs`` first."""
+    """Install a seccomp filter: ``_REFUSED_CALLS`` fail with EPERM, ``clone`` with any
+    namespace flag too, ``_MISSING_CALLS`` with ENOSYS (the C library then falls back to
+    ``clone``). Needs ``no_new_privs`` first."""
     ld_w_abs, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
     eperm, enosys = 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
@@ -178,12 +187,16 @@ def forbid_namespaces() -> None:
         _op(ld_w_abs, 0, 0, 0),  # nr
         _op(jge, 0, 1, _X32_BIT) if platform.machine() == "x86_64" else _op(jeq, 0, 1, 0xFFFFFFFF),
         _op(ret, 0, 0, eperm),
-        _op(jeq, 0, 1, _SYSCALLS["unshare"]),
-        _op(ret, 0, 0, eperm),
-        _op(jeq, 0, 1, _SYSCALLS["setns"]),
-        _op(ret, 0, 0, eperm),
-        _op(jeq, 0, 1, _SYSCALLS["clone3"]),
-        _op(ret, 0, 0, enosys),
+        *(
+            op
+            for name in _REFUSED_CALLS
+            for op in (_op(jeq, 0, 1, _SYSCALLS[name]), _op(ret, 0, 0, eperm))
+        ),
+        *(
+            op
+            for name in _MISSING_CALLS
+            for op in (_op(jeq, 0, 1, _SYSCALLS[name]), _op(ret, 0, 0, enosys))
+        ),
         _op(jeq, 0, 3, _SYSCALLS["clone"]),
         _op(ld_w_abs, 0, 0, 16),  # the low word of clone's flags
         _op(jset, 0, 1, NAMESPACE_FLAGS),

@@ -33,6 +33,8 @@ DEVICES: Final = ("null", "zero", "full", "random", "urandom")
 PROC_READ_ONLY: Final = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 PROC_HIDDEN: Final = ("kcore", "keys", "timer_list", "sched_debug", "latency_stats", "kmsg")
 PROC_HIDDEN_DIRS: Final = ("acpi", "scsi", "asound")
+#: System V shared memory and message queues, set to none: memory outside every process's limit.
+NO_SYSTEM_V_MEMORY: Final = ("shmmni", "msgmni")
 #: Where the host's root stays reachable while the view is built (removed before anything runs).
 _OLD_ROOT: Final = ".host"
 #: The size of the tmpfs mounts that only hold mount points (the root, hidden folders).
@@ -146,6 +148,8 @@ def _proc(root: str) -> None:
     proc = _mountpoint(root, "/proc", directory=True)
     flags = _linux.MS_NOSUID | _linux.MS_NODEV | _linux.MS_NOEXEC
     _linux.mount("proc", proc, "proc", flags)
+    for setting in NO_SYSTEM_V_MEMORY:  # this IPC namespace's own: no limit would count it
+        Path(proc, "sys", "kernel", setting).write_text("0")
     for name in PROC_READ_ONLY:
         path = os.path.join(proc, name)
         if os.path.exists(path):

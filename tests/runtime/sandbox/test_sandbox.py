@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 
 from runtime import sandbox
+from runtime.sandbox._linux import _SYSCALLS
+
+#: ``keyctl``'s number on this machine (the C library has no wrapper).
+KEYCTL = _SYSCALLS.get("keyctl", -1)
 
 pytestmark = pytest.mark.usefixtures("sandbox_available")
 
@@ -127,7 +131,8 @@ def test_killing_the_keeper_ends_everything_inside_even_a_new_session() -> None:
         time.sleep(300)
         """
     )
-    command = sandbox.command(sandbox.Spec(binds=binds), [sys.executable, "-c", code])
+    spec = sandbox.Spec(binds=binds, keep_fds=(write,))
+    command = sandbox.command(spec, [sys.executable, "-c", code])
     keeper = subprocess.Popen(command, pass_fds=(write,), start_new_session=True)
     os.close(write)
     try:
@@ -216,3 +221,56 @@ def test_a_copy_is_written_in_memory_and_writable_folders_are_bounded(tmp_path: 
     assert lines[1:] == ["wrote 3", "wrote 3", "refused 28", "refused 27"]  # ENOSPC, EFBIG
     assert [p.name for p in source.iterdir()] == ["graph.py"]
     assert (source / "graph.py").read_text() == "original"
+
+
+def test_nothing_the_caller_holds_reaches_inside_nor_memory_no_limit_counts() -> None:
+    """No descriptor but stdio (a caller's connection would let the agent say 'finished');
+    no keyring (the caller's session keyring is inherited otherwise); no memory outside every
+    process's limit (memfd, System V shared memory and message queues)."""
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        done = run(
+            sandbox.Spec(),
+            f"""
+            import ctypes, os
+            libc = ctypes.CDLL(None, use_errno=True)
+            print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))
+            for name, call in (
+                ('keyctl', lambda: libc.syscall({KEYCTL}, 0, -3, 0)),  # the session keyring's id
+                ('memfd', lambda: libc.memfd_create(b'x', 0)),
+                ('shmget', lambda: libc.shmget(0, 1 << 20, 0o1600)),
+                ('msgget', lambda: libc.msgget(0, 0o1600)),
+            ):
+                print(name, call(), ctypes.get_errno())
+            """,
+            pass_fds=(held.fileno(),),
+        )
+    assert done.returncode == 0, done.stderr
+    fds, *calls = done.stdout.splitlines()
+    assert eval(fds) == [0, 1, 2, 3]  # stdio and the listing's own
+    assert [line.split()[1] for line in calls] == ["-1"] * 4, calls
+
+
+def test_a_sandbox_ends_when_the_process_that_made_it_dies() -> None:
+    """A runtime killed outright leaves no worker behind: its sandbox's keeper, orphaned, ends
+    the sandbox, even one whose program ignores its input closing."""
+    read, write = os.pipe()
+    binds = tuple(sandbox.Bind(path) for path in sandbox.this_interpreter())
+    spec = sandbox.Spec(binds=binds, keep_fds=(write,))
+    inner = [sys.executable, "-c", f"import os, time; os.write({write}, b'ready'); time.sleep(300)"]
+    maker = textwrap.dedent(
+        f"""
+        import subprocess, time
+        subprocess.Popen({sandbox.command(spec, inner)!r}, pass_fds=({write},))
+        time.sleep(300)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", maker], pass_fds=(write,))
+    os.close(write)
+    try:
+        assert os.read(read, 5) == b"ready"
+        parent.kill()
+        parent.wait()
+        ready, _, _ = select.select([read], [], [], 10)
+        assert ready and os.read(read, 1) == b""  # the sandboxed program is gone
+    finally:
+        os.close(read)
