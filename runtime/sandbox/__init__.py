@@ -127,24 +127,32 @@ def inside() -> bool:
 
 
 def interpreter_paths(python: str | Path) -> list[str]:
-    """The folders an interpreter needs: its virtual environment, if any, and the installation
-    it was made from (read from ``pyvenv.cfg``, or where the executable's link leads)."""
+    """The folders an interpreter needs: its virtual environment, if any, and the programs and
+    libraries of the installation it was made from (read from ``pyvenv.cfg``, or where the
+    executable's link leads): never the whole prefix, which may be a home folder."""
     executable = Path(python).absolute()
-    folders = [executable.resolve().parent.parent]
+    folders = _installation(executable.resolve().parent.parent)
     config = executable.parent.parent / "pyvenv.cfg"
     if config.is_file():
         folders.append(executable.parent.parent)
         for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
             key, _, value = line.partition("=")
             if key.strip() == "home" and value.strip():
-                folders.append(Path(value.strip()).resolve().parent)
+                folders += _installation(Path(value.strip()).resolve().parent)
     return _outermost(str(folder) for folder in folders)
 
 
 def this_interpreter() -> list[str]:
     """The folders of the running interpreter and its installation."""
-    prefixes = (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix)
-    return _outermost([*interpreter_paths(sys.executable), *map(os.path.realpath, prefixes)])
+    prefixes = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+    installed = [path for prefix in prefixes for path in _installation(Path(prefix).resolve())]
+    venv = [sys.prefix] if sys.prefix != sys.base_prefix else []
+    return _outermost([*interpreter_paths(sys.executable), *map(str, installed), *venv])
+
+
+def _installation(prefix: Path) -> list[Path]:
+    """An installation's programs and libraries (``bin``, ``lib``, ``lib64``), as they exist."""
+    return [prefix / name for name in ("bin", "lib", "lib64") if (prefix / name).exists()]
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
