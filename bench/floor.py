@@ -77,7 +77,12 @@ def cpu_per_turn(bare: BareGraph, *, sessions: int, turns: int) -> float:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time so far of a server process and its descendants (workers; Linux)."""
-    return sum(_own_cpu_seconds(process) for process in (pid, *descendants(pid)))
+    return cpu_seconds_of([pid, *descendants(pid)])
+
+
+def cpu_seconds_of(pids: list[int]) -> float:
+    """User + system CPU time so far of these processes (Linux)."""
+    return sum(_own_cpu_seconds(process) for process in pids)
 
 
 def machine_cpu_seconds() -> float:

@@ -29,7 +29,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,7 +49,7 @@ SETUP_FAILED: Final = 125
 #: Set inside a sandbox: a program started there is in it already (a sandbox cannot nest).
 INSIDE_ENV: Final = "A2UI_SANDBOXED"
 #: How often a keeper looks whether its parent is still there.
-KEEPER_POLL_S: Final = 0.2
+KEEPER_POLL_S: Final = 0.5
 #: The private home folder's path inside.
 HOME: Final = "/home/sandbox"
 #: What every command that can run an agent's code says it skips the sandbox with.
@@ -261,6 +260,7 @@ def _keep(first: int) -> None:
     if the keeper's own parent goes (killed, or gone without stopping it), so no sandbox
     outlives the process that made it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the sandbox gets the terminal's Ctrl-C
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # waited for below, not lost
     parent, code = os.getppid(), 1
     try:
         while True:
@@ -270,7 +270,7 @@ def _keep(first: int) -> None:
                 break
             if os.getppid() != parent:
                 os.kill(first, signal.SIGKILL)  # its death ends every process inside
-            time.sleep(KEEPER_POLL_S)
+            signal.sigtimedwait({signal.SIGCHLD}, KEEPER_POLL_S)  # at once when it ends
     finally:
         os._exit(code if code >= 0 else 128 - code)
 
