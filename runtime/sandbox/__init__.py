@@ -219,6 +219,9 @@ def enter(spec: Spec) -> None:
     flags |= 0 if spec.network else _linux.CLONE_NEWNET
     flags |= 0 if privileged else _linux.CLONE_NEWUSER
     root = tempfile.mkdtemp(prefix="a2ui-sandbox-")
+    # Removed through its parent once the view is built: the keeper shares the new mount
+    # namespace, so the first process's pivot_root moves the keeper's root too.
+    parent = os.open(os.path.dirname(root), os.O_PATH | os.O_DIRECTORY)
     try:
         try:
             _linux.unshare(flags)
@@ -229,22 +232,35 @@ def enter(spec: Spec) -> None:
         alive_r, alive_w = os.pipe()
         errors_r, errors_w = os.pipe()
         first = os.fork()
-        if first == 0:
-            os.close(alive_w)
-            os.close(errors_r)
-            _first(spec, root, uid, gid, alive_r, errors_w, privileged)
-            return
-        os.close(alive_r)
-        os.close(errors_w)
-        with os.fdopen(errors_r, "rb") as errors:
-            failure = errors.read().decode(errors="replace").strip()
-    finally:
-        with contextlib.suppress(OSError):
-            os.rmdir(root)
+    except BaseException:
+        _remove(root, parent)
+        raise
+    if first == 0:
+        for fd in (alive_w, errors_r, parent):
+            os.close(fd)
+        _first(spec, root, uid, gid, alive_r, errors_w, privileged)
+        return
+    os.close(alive_r)
+    os.close(errors_w)
+    with os.fdopen(errors_r, "rb") as errors:
+        failure = errors.read().decode(errors="replace").strip()
+    _remove(root, parent)
     if failure:
         os.waitpid(first, 0)
         raise SandboxError(failure)
     _keep(first)
+
+
+def _remove(root: str, parent: int) -> None:
+    """Remove the (empty) folder the view was built on, by its parent's descriptor; unmounted
+    first where the view was left half built (no pivot_root moved it away)."""
+    from runtime.sandbox import _linux
+
+    with contextlib.suppress(OSError):
+        _linux.umount(root)
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.basename(root), dir_fd=parent)
+    os.close(parent)
 
 
 def _map_user(uid: int, gid: int) -> None:

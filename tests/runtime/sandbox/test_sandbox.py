@@ -274,3 +274,14 @@ def test_a_sandbox_ends_when_the_process_that_made_it_dies() -> None:
         assert ready and os.read(read, 1) == b""  # the sandboxed program is gone
     finally:
         os.close(read)
+
+
+@pytest.mark.parametrize("made", [True, False], ids=["made", "half-built"])
+def test_no_folder_is_left_behind(tmp_path: Path, made: bool) -> None:
+    """The folder a view is built on goes, after a pivot_root moved it out of the keeper's sight
+    and after a failure left it mounted."""
+    binds = () if made else (sandbox.Bind("/no/such/folder"),)
+    done = run(sandbox.Spec(binds=binds), "pass", env={**os.environ, "TMPDIR": str(tmp_path)})
+
+    assert done.returncode == (0 if made else sandbox.SETUP_FAILED), done.stderr
+    assert list(tmp_path.iterdir()) == []
