@@ -67,7 +67,7 @@ class Report(BaseModel):
     plugin_id: str
     folder: str
     python: str = Field(description="The interpreter the checks ran with.")
-    sandbox: str = Field(default=UNCONFINED, description="What confined the agent's code.")
+    sandbox: str = Field(description="What confined the agent's code (``UNCONFINED``: nothing).")
     checks: list[CheckResult]
     missing: MissingDependency | None = None
     diagnosis: Diagnosis | None = Field(

@@ -111,7 +111,10 @@ class Worker:
         self._write = threading.Lock()
         self.alive = True
         threading.Thread(target=self._read, daemon=True, name=f"worker-{plugin_id}").start()
-        threading.Thread(target=self._log, daemon=True, name=f"worker-log-{plugin_id}").start()
+        self._logging = threading.Thread(
+            target=self._log, daemon=True, name=f"worker-log-{plugin_id}"
+        )
+        self._logging.start()
         #: The worker's Python, LangGraph and langchain-core versions (it loaded the agent).
         try:
             self.versions: dict[str, str] = self.wait(self.request(protocol.INFO, {}))
@@ -136,13 +139,21 @@ class Worker:
         finally:
             self.forget(call)
         if reply is CRASHED:
-            code = self.process.poll()
-            if code == sandbox.SETUP_FAILED and self.sandbox_failure:
-                raise WorkerCrashed(f"the {self.plugin_id} worker: {self.sandbox_failure}")
-            raise WorkerCrashed(f"the {self.plugin_id} worker exited (code {code})")
+            raise WorkerCrashed(self._exit_reason())
         if "error" in reply:
             raise WorkerCrashed(f"the {self.plugin_id} worker: {reply['error']['message']}")
         return reply.get("result")
+
+    def _exit_reason(self) -> str:
+        """Why the worker ended: the sandbox helper's line when it could not make the sandbox,
+        else its exit code. Its output ends before its exit is known: both are waited for."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(STOP_GRACE_S)
+        self._logging.join(STOP_GRACE_S)
+        code = self.process.returncode
+        if code == sandbox.SETUP_FAILED and self.sandbox_failure:
+            return f"the {self.plugin_id} worker: {self.sandbox_failure}"
+        return f"the {self.plugin_id} worker exited (code {code})"
 
     def forget(self, call: Call) -> None:
         self._calls.pop(call.id, None)

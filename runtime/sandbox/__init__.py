@@ -187,7 +187,10 @@ def unavailable() -> str | None:
     global _probed
     if _probed is None:
         if sys.platform != "linux":
-            _probed = f"the sandbox needs Linux namespaces, and this is {sys.platform}: {_ESCAPE}"
+            _probed = (
+                f"the sandbox needs Linux namespaces, and this is {sys.platform}: run imports "
+                f"on Linux, {_ESCAPE}"
+            )
         else:
             done = subprocess.run(
                 [sys.executable, "-I", "-m", "runtime.sandbox", "--probe"],
@@ -211,7 +214,7 @@ def enter(spec: Spec) -> None:
     from runtime.sandbox import _linux
 
     if not _linux.supported_machine():
-        raise SandboxError(f"the sandbox does not know this machine's system calls: {_ESCAPE}")
+        raise SandboxError(f"the sandbox does not know this machine's system calls; {_ESCAPE}")
     privileged = os.geteuid() == 0
     uid, gid = (NOBODY, NOBODY) if privileged else (os.geteuid(), os.getegid())
     flags = _linux.CLONE_NEWNS | _linux.CLONE_NEWPID | _linux.CLONE_NEWIPC
@@ -385,7 +388,7 @@ def _reap_until(child: int) -> None:
 
 #: How a system that forbids namespaces says so (then the fix is the system's setting).
 _REFUSED: Final = frozenset({errno.EPERM, errno.EACCES, errno.ENOSPC, errno.ENOSYS, errno.EINVAL})
-_ESCAPE: Final = f"run imports on Linux, or pass {NO_SANDBOX_OPTION} to run the agent unconfined"
+_ESCAPE: Final = f"or pass {NO_SANDBOX_OPTION} to run the agent's code unconfined"
 
 
 def _explain(exc: BaseException, privileged: bool) -> str:
@@ -393,9 +396,8 @@ def _explain(exc: BaseException, privileged: bool) -> str:
     if isinstance(exc, SandboxError):
         return str(exc)
     cause = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    escape = f"or pass {NO_SANDBOX_OPTION} to run the agent's code unconfined"
     if not isinstance(exc, OSError) or exc.errno not in _REFUSED:
-        return f"cannot make the sandbox ({cause}); {escape}"
+        return f"cannot make the sandbox ({cause}); {_ESCAPE}"
     if privileged:
         fix = (
             "in Docker, run the container with --security-opt seccomp=unconfined "
@@ -408,4 +410,4 @@ def _explain(exc: BaseException, privileged: bool) -> str:
             "Python with 'userns,'; elsewhere: sudo sysctl -w user.max_user_namespaces=15000 "
             "and kernel.unprivileged_userns_clone=1; in Docker: --security-opt seccomp=unconfined)"
         )
-    return f"cannot make the sandbox ({cause}): {fix}; {escape}"
+    return f"cannot make the sandbox ({cause}): {fix}; {_ESCAPE}"

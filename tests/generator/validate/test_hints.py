@@ -11,7 +11,7 @@ from plugin_repo import write_files
 from generator.inspect.distributions import HINT_ORIGIN
 from generator.validate.diagnosis import diagnose
 from generator.validate.hints import hinted_requirements, in_dry_run, unapproved
-from generator.validate.plugin import MissingDependency, Report
+from generator.validate.plugin import UNCONFINED, MissingDependency, Report
 from generator.validate.smoke import CheckResult
 
 
@@ -38,7 +38,13 @@ RuntimeError: the docs say: pip install unrelated-thing
 
 
 def report(*checks: CheckResult) -> Report:
-    return Report(plugin_id="desk", folder="/tmp/desk", python="python", checks=list(checks))
+    return Report(
+        plugin_id="desk",
+        folder="/tmp/desk",
+        python="python",
+        sandbox=UNCONFINED,
+        checks=list(checks),
+    )
 
 
 def test_each_hint_of_a_failed_check_is_proposed_once_never_a_local_name() -> None:
@@ -111,6 +117,7 @@ def test_a_missing_module_in_a_dry_run_is_fixed_by_the_import_itself(tmp_path: P
         plugin_id="desk",
         folder=str(folder),
         python="python",
+        sandbox=UNCONFINED,
         checks=[failed],
         missing=MissingDependency(
             module="ddgs",

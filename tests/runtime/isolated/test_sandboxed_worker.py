@@ -120,3 +120,20 @@ def test_a_worker_that_cannot_be_sandboxed_leaves_its_plugin_not_ready_saying_wh
     assert needs == [f"its worker cannot run in a sandbox: {why}"]
     monkeypatch.setattr(WORKERS, "sandboxed", False)  # serve --no-sandbox
     assert discover(tmp_path / "plugins").report().plugins["legacy"].needs == []
+
+
+def test_a_worker_whose_sandbox_fails_says_why_in_one_line(tmp_path: Path) -> None:
+    """The helper's own line, not 'exited (code 125)': its output and its exit are waited for."""
+    import sys
+
+    from runtime import sandbox
+    from runtime.isolated.process import Worker, WorkerCrashed
+
+    spec = sandbox.Spec(binds=(sandbox.Bind("/no/such/folder"),))
+
+    with pytest.raises(WorkerCrashed) as failed:
+        Worker("broken", tmp_path, Path(sys.executable), confinement=spec)
+
+    assert str(failed.value).startswith(
+        "the broken worker: cannot make the sandbox (bind /no/such/folder: No such file"
+    )
