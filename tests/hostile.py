@@ -75,9 +75,16 @@ class Hostile:
             subprocess.run([*GIT, "-C", str(dest), *args], check=True)
         return dest
 
-    def targets(self, repo: Path, database: Path | None = None) -> dict[str, object]:
-        plugins = repo / "runtime" / "plugins"
-        folders = {"home": self.home, "repo": repo, "plugins": plugins}
+    def targets(
+        self, repo: Path, database: Path | None = None, *, plugins: Path | None = None
+    ) -> dict[str, object]:
+        """Where to aim (and, as ``planted``, the files a leak would leave): the repository's
+        plugins folder unless a runtime serves another."""
+        folders = {
+            "home": self.home,
+            "repo": repo,
+            "plugins": plugins or repo / "runtime" / "plugins",
+        }
         self.planted = [folder / f"intruder-{when}" for folder in folders.values()
                         for when in ("import", "turn")]  # fmt: skip
         return {

@@ -68,8 +68,8 @@ def test_an_isolated_worker_gets_nothing_it_tries(
         f"sqlite:{database}",
     )
     with runtime_server(*serve) as (address, runtime):
-        targets = attacker.targets(tmp_path, database) | {"pids": [runtime.pid, attacker.decoy.pid]}
-        targets["plugins"] = str(plugins)
+        targets = attacker.targets(tmp_path, database, plugins=plugins)
+        targets["pids"] = [runtime.pid, attacker.decoy.pid]
         (folder / SOURCE_FOLDER / "targets.json").write_text(json.dumps(targets))
         before = tree(plugins)
         with RuntimeClient(address, agent="legacy") as client:
@@ -92,10 +92,8 @@ def test_served_with_no_sandbox_the_same_worker_gets_in(attacker: Hostile, tmp_p
     folder = intruder_plugin(plugins, network=True)
     serve = ("--plugins-dir", str(plugins), "--offline-models", "--no-sandbox")
     with runtime_server(*serve, "--checkpointer", f"sqlite:{database}") as (address, _):
-        targets = attacker.targets(tmp_path, database)
-        (folder / SOURCE_FOLDER / "targets.json").write_text(
-            json.dumps(targets | {"plugins": str(plugins)})
-        )
+        targets = attacker.targets(tmp_path, database, plugins=plugins)
+        (folder / SOURCE_FOLDER / "targets.json").write_text(json.dumps(targets))
         with RuntimeClient(address, agent="legacy") as client:
             client.receive_turn()
             said = outcomes(text(client.say("hello")))
