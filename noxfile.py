@@ -27,11 +27,15 @@ TEST_WORKERS_PER_CORE = 2
 
 
 def install(session: nox.Session, extras: str | None = "dev", *, compile: bool = True) -> None:
-    """Install this project (editable) with the given extras into the session's venv, then
-    every plugin's reviewed ``requirements.txt`` (what ``agent-import import`` recorded), but
-    for a plugin with an environment of its own (a ``requirements.lock``: ``a2ui-runtime envs``)."""
+    """Install this project's two distributions (editable: ``a2ui-runtime`` from ``runtime/``,
+    ``agent-import`` with the given extras; the runtime alone when ``extras`` is None) into the
+    session's venv, then every plugin's reviewed ``requirements.txt`` (what ``agent-import
+    import`` recorded), but for a plugin with an environment of its own (a ``requirements.lock``:
+    ``a2ui-runtime envs``). One command, so that agent-import's ``a2ui-runtime`` requirement is
+    met by this checkout's, never an index's."""
     env = COMPILED if compile else None
-    session.install("-e", f".[{extras}]" if extras else ".", env=env)
+    generator = ["-e", f".[{extras}]"] if extras else []
+    session.install("-e", "./runtime", *generator, env=env)
     for requirements in sorted(Path("runtime/plugins").glob("*/requirements.txt")):
         if (requirements.parent / "requirements.lock").is_file():
             continue
@@ -81,8 +85,9 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def serve(session: nox.Session) -> None:
-    """``a2ui-runtime serve [ARGS]`` with every plugin's approved requirements installed first
-    (``python3 dev.py serve -- --offline-models`` to try imported agents without keys)."""
+    """``a2ui-runtime serve [ARGS]``: the runtime alone (no generator), with every plugin's
+    approved requirements installed first (``python3 dev.py serve -- --offline-models`` to try
+    imported agents without keys)."""
     install(session, extras=None)
     session.run("a2ui-runtime", "envs")  # isolated plugins' environments (cached)
     session.run("a2ui-runtime", "serve", *session.posargs)

@@ -25,15 +25,15 @@ import httpx
 
 from bench.bench_runtime import server, spawn
 from bench.floor import bare_graph, cpu_per_turn, cpu_seconds
-from runtime.serving import free_port
+from runtime.serving.launch import free_port
 
 PLUGIN_ID = "bench_echo"
 PLUGIN = """\
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.state import CommonState, event
+from runtime.contract.plugin import PluginBase
 
 
 def answer(state):

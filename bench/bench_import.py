@@ -31,7 +31,7 @@ from pathlib import Path
 from generator.design import DesignOptions
 from generator.pipeline.demo import clone_repository
 from generator.pipeline.importer import ImportOptions, import_agent
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("savings_helper", "budget_calculator")

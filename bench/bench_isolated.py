@@ -22,14 +22,14 @@ import uuid
 from pathlib import Path
 
 from bench.floor import cpu_seconds_of, descendants
-from runtime.audit import AuditLog
-from runtime.context import RuntimeContext
+from runtime.contract.layout import AGENT_FILE, SOURCE_FOLDER
 from runtime.discovery import discover
 from runtime.isolated.envs import ENVS_DIR_ENV, ensure_env
 from runtime.isolated.process import WORKERS
-from runtime.layout import AGENT_FILE, SOURCE_FOLDER
 from runtime.settings import Settings
 from runtime.turns import TurnEngine, TurnRequest
+from runtime.turns.audit import AuditLog
+from runtime.turns.context import RuntimeContext
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = ROOT / "tests" / "runtime" / "plugin_fixtures" / "legacy"

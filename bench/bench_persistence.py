@@ -28,7 +28,7 @@ def main(argv: list[str]) -> None:
         agent, plugins_dir = pick_agent(generate_plugins(Path(tmp) / "plugins", 1))
         print(f"agent: {agent}; {SESSIONS} sessions x {TURNS} turns")
         sqlite = f"sqlite:{Path(tmp) / 'runtime.sqlite'}"
-        with server(plugins_dir, "--checkpointer", sqlite) as running:
+        with server(plugins_dir, "--storage", sqlite) as running:
             load([running.address], agent, SESSIONS, TURNS, label="1 worker, SQLite:      ")
         if server_bindir() is None:
             print("PostgreSQL: skipped (its server binaries are not installed)")
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> None:
                 url = create_database(postgres)
                 with ExitStack() as workers:
                     addresses = [
-                        workers.enter_context(server(plugins_dir, "--checkpointer", url)).address
+                        workers.enter_context(server(plugins_dir, "--storage", url)).address
                         for _ in range(count)
                     ]
                     label = f"{count} worker{'s' if count > 1 else ''}, PostgreSQL:"

@@ -27,13 +27,14 @@ from pathlib import Path
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from runtime.audit import AuditLog
-from runtime.context import RuntimeContext
 from runtime.discovery import discover
-from runtime.observability import run_config
-from runtime.persistence import open_persistence
 from runtime.settings import Settings
+from runtime.storage.backend import backend
+from runtime.storage.persistence import open_persistence
 from runtime.turns import TurnEngine, TurnRequest
+from runtime.turns.audit import AuditLog
+from runtime.turns.context import RuntimeContext
+from runtime.turns.observability import run_config
 from runtime.turns.runs import DURABILITY
 
 from .bench_runtime import MORTGAGE_TURN, percentile
@@ -46,8 +47,8 @@ TURNS = 200
 def checkpointers() -> Iterator[list[tuple[str, BaseCheckpointSaver[str]]]]:
     with (
         tempfile.TemporaryDirectory(prefix="bench-policy-") as tmp,
-        open_persistence("memory") as memory,
-        open_persistence(f"sqlite:{Path(tmp) / 'sessions.sqlite'}") as sqlite,
+        open_persistence(backend("memory")) as memory,
+        open_persistence(backend(f"sqlite:{Path(tmp) / 'sessions.sqlite'}")) as sqlite,
     ):
         yield [("memory", memory.checkpointer), ("sqlite", sqlite.checkpointer)]
 

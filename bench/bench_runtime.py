@@ -31,14 +31,14 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from bench.floor import bare_graph, cpu_seconds, machine_cpu_seconds
 from runtime.discovery import discover
-from runtime.serving import free_port
+from runtime.serving.launch import free_port
 
 MORTGAGE_TURN = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"
 TRIVIAL_PLUGIN = """\
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.state import CommonState, event
+from runtime.contract.plugin import PluginBase
 
 
 class Plugin(PluginBase):

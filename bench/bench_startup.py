@@ -1,6 +1,7 @@
 """What the runtime costs to start, alone and with the import API (``serve --import-api``).
 
-* import: ``import runtime.server`` in a fresh interpreter, and with ``generator.api`` too, which
+* import: ``import runtime.serving.app`` in a fresh interpreter, and with ``generator.api`` too,
+which
   ``--import-api`` loads: wall-clock and CPU time, the medians of ``RUNS`` (on a busy machine the
   CPU time is the steadier figure);
 * serve: ``a2ui-runtime serve`` over the shipped plugins, from spawn to ``/health`` answering, and
@@ -21,18 +22,18 @@ import sys
 from pathlib import Path
 
 from bench.bench_runtime import spawn
-from runtime.serving import free_port
+from runtime.serving.launch import free_port
 
 RUNS = 5
 ROOT = Path(__file__).resolve().parents[1]
 #: What is measured: a label, the modules the server's process imports, the ``serve`` flags.
 CASES: dict[str, tuple[str, list[str]]] = {
-    "runtime alone": ("runtime.server", []),
-    "with the import API": ("runtime.server, generator.api", ["--import-api"]),
+    "runtime alone": ("runtime.serving.app", []),
+    "with the import API": ("runtime.serving.app, generator.api", ["--import-api"]),
 }
 #: A tree from before the extension point: its runtime always served the import API.
 ALWAYS_WITH_THE_API: dict[str, tuple[str, list[str]]] = {
-    "runtime (import API always in)": ("runtime.server", [])
+    "runtime (import API always in)": ("runtime.serving.app", [])
 }
 
 

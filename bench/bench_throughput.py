@@ -2,7 +2,7 @@
 
 The limit is the floor (``bench.floor``): the cores divided by the CPU seconds of one turn of the
 bare graph, the mortgage plugin's graph invoked directly on a SQLite checkpointer as the server's.
-Then ``a2ui-runtime serve --checkpointer sqlite:... --workers N`` in a subprocess, for N = 1 and N
+Then ``a2ui-runtime serve --storage sqlite:... --workers N`` in a subprocess, for N = 1 and N
 = the cores, plays ``bench_runtime``'s load: 100 WebSocket sessions of 5 turns, its clock started
 once every session is connected and welcomed (so only turns are timed and counted), three times
 over. Each row is the median load (by turns per second): turns per second and their ratio to the
@@ -29,7 +29,7 @@ from bench.bench_runtime import (
     turn_text,
 )
 from bench.floor import bare_graph, cpu_per_turn
-from runtime.workers import available_cores
+from runtime.serving.workers import available_cores
 
 SESSIONS, TURNS = 100, 5
 #: Loads played against each server; its row is the median one (by turns/s): a shared machine's
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> None:
         )
         for workers in sorted({1, cores}):
             database = f"sqlite:{Path(tmp) / f'runtime-{workers}.sqlite'}"
-            flags = ("--checkpointer", database, "--workers", str(workers))
+            flags = ("--storage", database, "--workers", str(workers))
             with server(plugins_dir, *flags) as running:
                 loads = [
                     play_load(

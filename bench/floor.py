@@ -19,10 +19,11 @@ from typing import Any, Final
 
 from langchain_core.runnables import RunnableConfig
 
+from runtime.contract.plugin import PluginBase
 from runtime.discovery import discover
-from runtime.observability import run_config
-from runtime.persistence import MEMORY, open_persistence
-from runtime.plugin import PluginBase
+from runtime.storage.backend import MEMORY, backend
+from runtime.storage.persistence import open_persistence
+from runtime.turns.observability import run_config
 from runtime.turns.runs import DURABILITY
 
 CLOCK_TICKS: Final = os.sysconf("SC_CLK_TCK")
@@ -54,7 +55,7 @@ def bare_graph(
     agent: str, plugins_dir: Path | None, text: str, checkpointer: str = MEMORY
 ) -> Iterator[BareGraph]:
     """``agent``'s graph over the ``checkpointer`` URL, answering ``text`` every turn."""
-    with open_persistence(checkpointer) as persistence:
+    with open_persistence(backend(checkpointer)) as persistence:
         registry = discover(
             plugins_dir, checkpointer=persistence.checkpointer, store=persistence.store
         )

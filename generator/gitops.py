@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.errors import AgentImportError
-from runtime.quotes import excerpt
+from runtime.serving.quotes import excerpt
 
 #: The transports a source is fetched over; ``file`` only for a local source (``clone_commands``).
 NETWORK_PROTOCOLS = ("https", "http", "ssh", "git")

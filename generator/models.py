@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runtime.layout import Strategy
+from runtime.contract.layout import Strategy
 
 INSPECTION_VERSION = 1
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from generator.errors import AgentImportError
-from runtime.quotes import excerpt
+from runtime.serving.quotes import excerpt
 
 #: Folders of a source tree that never hold the agent's own code, by name, so nothing walks,
 #: inspects or vendors them: git's data (``.git``), bytecode compiled from the source

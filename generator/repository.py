@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.errors import AgentImportError
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
-from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER
+from runtime.contract.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
+from runtime.contract.layout import ANSWERS_FILE, PLUGINS_FOLDER
 
 #: agent-import's local folder in the repository (validation environments, the template's own
 #: repository): never committed.

@@ -14,8 +14,8 @@ from importlib import metadata
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-#: The distribution whose requirements are the runtime's own.
-RUNTIME_DISTRIBUTION = "agent-import"
+#: The distribution whose requirements are the runtime's own (runtime/pyproject.toml).
+RUNTIME_DISTRIBUTION = "a2ui-runtime"
 
 
 def runtime_requirements() -> list[str]:

@@ -1,1 +1,5 @@
-"""The lean A2UI runtime: plugin discovery and WebSocket sessions."""
+"""The lean A2UI runtime: plugin discovery, one turn engine, and its transports."""
+
+from runtime import _moved
+
+_moved.install()

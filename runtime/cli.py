@@ -13,25 +13,26 @@ from typing import get_args
 import uvicorn
 from pydantic import SecretStr, ValidationError
 
-from runtime.demo import SCRIPTS, run_demo
 from runtime.discovery import DEFAULT_PLUGINS_DIR, discover
 from runtime.extensions import IMPORT_API
 from runtime.isolated.envs import build_missing
-from runtime.logging import configure_logging
-from runtime.persistence import PersistenceError, probe
-from runtime.quotes import describe
-from runtime.serving import uvicorn_config
+from runtime.serving.launch import uvicorn_config
+from runtime.serving.logging import configure_logging
+from runtime.serving.quotes import describe
+from runtime.serving.workers import AUTO, check_workers, serve_workers, worker_app, worker_count
 from runtime.settings import LogLevel, Settings
-from runtime.workers import AUTO, check_workers, serve_workers, worker_app, worker_count
+from runtime.storage.persistence import PersistenceError, probe
+from runtime.testing.demo import SCRIPTS, run_demo
 
 PLUGINS_DIR_ENV = "A2UI_PLUGINS_DIR"
-#: Keeps a PostgreSQL password off the command line (and out of ``ps``).
-CHECKPOINTER_ENV = "A2UI_CHECKPOINTER"
+#: Keeps a PostgreSQL password off the command line (and out of ``ps``); ``A2UI_CHECKPOINTER`` is
+#: its older name, still read.
+STORAGE_ENVS = ("A2UI_STORAGE", "A2UI_CHECKPOINTER")
 #: Settings the ``serve`` flags may set; unset ones keep ``Settings``' own defaults.
 SERVE_SETTINGS = (
     "host",
     "port",
-    "checkpointer",
+    "storage",
     "audit_file",
     "cors_origins",
     "user_header",
@@ -142,16 +143,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help=f"server processes sharing the port (default: 1; {AUTO!r}: one per core); more than "
-        "one needs a sqlite: or PostgreSQL checkpointer (see docs/deployment.md)",
+        "one needs sqlite: or PostgreSQL storage (see docs/deployment.md)",
     )
     serve.add_argument(
-        "--checkpointer",
-        default=os.environ.get(CHECKPOINTER_ENV) or None,
+        "--storage",
+        "--storage",  # its older name
+        dest="storage",
+        default=next(filter(None, map(os.environ.get, STORAGE_ENVS)), None),
         metavar="URL",
         help="where sessions and the plugins' store live: 'memory' (default), 'sqlite:PATH' "
         "(survives restarts: a client reconnecting with ?sessionId=<id> resumes its session) or "
         "'postgresql://USER@HOST:PORT/DB' (shared by several runtime processes; see "
-        f"docs/deployment.md). Default: ${CHECKPOINTER_ENV} or memory",
+        f"docs/deployment.md). Default: ${STORAGE_ENVS[0]} or memory",
     )
     serve.add_argument(
         "--audit-file",
@@ -232,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
     try:  # the common start-up failures, said in one line rather than a start-up traceback
         check_workers(args.workers, settings)
-        probe(settings.checkpointer)
+        probe(settings.backend)
     except (ValueError, PersistenceError) as exc:
         print(f"a2ui-runtime: error: {exc}", file=sys.stderr)
         return 2

@@ -31,9 +31,9 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ConfigDict
 
 import runtime.plugins
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
-from runtime.plugin import Capabilities, PluginBase
-from runtime.plugin_store import PluginStore
+from runtime.contract.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
+from runtime.contract.plugin import Capabilities, PluginBase
+from runtime.storage.plugin_store import PluginStore
 
 logger = logging.getLogger(__name__)
 

@@ -3,8 +3,8 @@
 Every answer is the same four things, so plugins build it here rather than by hand: the screen's
 A2UI patches, the line spoken (``server.voice.say``) and shown in the transcript pane
 (``server.transcript.final``), the screen kept in ``state["ui"]`` so a resumed session can be
-redrawn without running a turn (see ``runtime.outbox.resume_events``), and the line appended to
-``messages``.
+redrawn without running a turn (see ``runtime.turns.outbox.resume_events``), and the line appended
+to ``messages``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from runtime.a2ui import Screen, load_screen, screen_events
-from runtime.contracts import CommonState, event
+from runtime.contract.state import CommonState, event
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -17,7 +18,7 @@ from pydantic import (
 )
 
 from runtime.extensions import check_name
-from runtime.persistence import check_url
+from runtime.storage.backend import Backend, backend
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -32,10 +33,10 @@ class Settings(BaseModel):
     plugins_dir: DirectoryPath | None = Field(
         default=None, description="Folder of plugin packages; None means runtime/plugins/."
     )
-    checkpointer: str = Field(
+    storage: str = Field(
         default="memory",
-        description="Sessions and the plugins' store: 'memory', 'sqlite:PATH' or a PostgreSQL "
-        "URL (postgres:// or postgresql://).",
+        description="Where sessions, the plugins' store and the session locks live: 'memory', "
+        "'sqlite:PATH' or a PostgreSQL URL (postgres:// or postgresql://); see ``backend``.",
     )
     audit_file: Path | None = Field(default=None, description="JSON-lines file for audit events.")
     max_message_bytes: int = Field(default=64 * 1024, ge=256)
@@ -44,7 +45,7 @@ class Settings(BaseModel):
     cors_origins: tuple[str, ...] = Field(
         default=(),
         description="Browser origins besides the runtime's own allowed to call /agui (CORS) and "
-        "open /ws (runtime.origins), e.g. 'https://app.example'; none by default.",
+        "open /ws (runtime.serving.origins), e.g. 'https://app.example'; none by default.",
     )
     client_tool_timeout_s: float = Field(
         default=15.0,
@@ -85,7 +86,7 @@ class Settings(BaseModel):
     trusted_proxies: tuple[str, ...] = Field(
         default=(),
         description="Addresses or networks (e.g. '127.0.0.1', '10.0.0.0/8') of the reverse "
-        "proxies whose forwarding headers count (runtime.proxies); none by default.",
+        "proxies whose forwarding headers count (runtime.serving.proxies); none by default.",
     )
     idle_timeout_s: int = Field(
         default=5,
@@ -107,10 +108,15 @@ class Settings(BaseModel):
     import_jobs: int = Field(default=2, ge=1, description="Import jobs running at once, at most.")
     import_job_ttl: float = Field(default=900.0, gt=0, description="Seconds a finished job lives.")
 
-    @field_validator("checkpointer")
+    @field_validator("storage")
     @classmethod
-    def _known_checkpointer(cls, value: str) -> str:
-        return check_url(value)
+    def _known_storage(cls, value: str) -> str:
+        return backend(value).url
+
+    @cached_property
+    def backend(self) -> Backend:
+        """The backend ``storage`` names, decided once (``runtime.storage.backend``)."""
+        return backend(self.storage)
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -7,7 +7,7 @@ An import fetches code and writes into the repository, so the API is not for the
   a request that came through a reverse proxy (it carries ``Forwarded``, ``X-Forwarded-For``,
   ``X-Real-IP`` or ``Via``, from whichever address) is never a loopback client's, whatever
   address the proxy connects from (the browser's address and scheme are taken from the headers
-  of ``Settings.trusted_proxies`` only: ``runtime.proxies``);
+  of ``Settings.trusted_proxies`` only: ``runtime.serving.proxies``);
 * the ``Host`` header must name this machine (loopback names, the bound host, ``allowed_hosts``),
   so a page whose DNS name was rebound to 127.0.0.1 is refused;
 * a browser's cross-site request is refused (``Origin`` other than the page's own, or
@@ -25,8 +25,8 @@ import re
 from fastapi import Request
 
 from generator.fetch import is_git_url
-from runtime import origins
-from runtime.quotes import excerpt
+from runtime.serving import origins
+from runtime.serving.quotes import excerpt
 from runtime.settings import Settings
 
 TOKEN_COOKIE = "a2ui_admin_token"

@@ -26,8 +26,8 @@ from generator.validate.diagnosis import Diagnosis
 from generator.validate.environment import DependencyReport
 from generator.validate.plugin import Report
 from runtime.a2ui import ValidationIssue
-from runtime.ids import PLUGIN_ID_PATTERN
-from runtime.layout import Strategy
+from runtime.contract.ids import PLUGIN_ID_PATTERN
+from runtime.contract.layout import Strategy
 
 #: The wizard's states (``data-step`` on its root element); a job goes through most of them.
 State = Literal[

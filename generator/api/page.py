@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, RedirectResponse, Response
 
 from generator.api.guard import TOKEN_COOKIE, check_request
+from runtime.serving.web import STATIC_DIR
 from runtime.settings import Settings
-from runtime.web import STATIC_DIR
 
 PAGE = STATIC_DIR / "transfer.html"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from generator.api.guard import ApiError
 from generator.errors import AgentImportError
 from generator.repository import find_root
+from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.discovery import Registry, load_plugin, one_line_reason, plugins_package
-from runtime.layout import PLUGINS_FOLDER
 
 
 def import_root(plugins_dir: Path | None) -> Path:

@@ -42,10 +42,10 @@ from generator.fetch import Workspace, fetch, is_git_url
 from generator.inspect import inspect_source
 from generator.pipeline.importer import ImportOptions, ImportResult, import_agent
 from runtime.a2ui import validate_screen
-from runtime.context import RuntimeContext
-from runtime.layout import PLUGINS_FOLDER
-from runtime.quotes import describe, excerpt
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.serving.quotes import describe, excerpt
 from runtime.settings import Settings
+from runtime.turns.context import RuntimeContext
 
 PREFIX = "/api/import-agent"
 #: Files listed by ``inspect``, at most (the wizard's file tree).

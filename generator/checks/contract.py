@@ -3,9 +3,10 @@
 Static on purpose: nothing of a plugin is imported or run, so the hook is quick and safe on any
 commit (the ``plugins`` nox session imports and runs them). Every plugin folder must have:
 
-* a folder name that is a plugin id (``runtime.ids.PLUGIN_ID_PATTERN``);
+* a folder name that is a plugin id (``runtime.contract.ids.PLUGIN_ID_PATTERN``);
 * ``__init__.py`` (the manifest) and ``plugin.py``;
-* in ``plugin.py``, exactly one leaf class deriving from ``runtime.plugin.PluginBase`` (followed
+* in ``plugin.py``, exactly one leaf class deriving from ``runtime.contract.plugin.PluginBase``
+(followed
   through this package's own modules, read as source), whose ``plugin_id`` is the folder name:
   a string, or a name the manifest (or ``plugin.py``) sets to one.
 
@@ -15,7 +16,7 @@ alone is caught. It needs ``.copier-answers.yml`` with Copier's ``_src_path`` an
 ``plugin_id`` that is the folder name, a ``strategy`` the template knows, a full
 ``source_commit``, and ``agent_file`` and ``screens`` recording ``agent.json`` and each screen
 file by its git blob id as generated (the base of the next update's merge); an ``agent.json`` the
-runtime reads (``runtime.adapters.agent.AgentSpec``: data, checked without running anything);
+runtime reads (``runtime.contract.agent.AgentSpec``: data, checked without running anything);
 ``requirements.txt`` and the vendored ``src/``. The answers and ``agent.json`` share no value, so
 there is nothing to keep in agreement between them. The offline smoke test is not part of the
 folder: ``plugins`` runs it on every plugin. Hand-written plugins (``mortgage``, ``lost_card``)
@@ -40,9 +41,9 @@ from typing import Any, get_args
 import yaml
 
 import runtime
-from runtime.adapters.agent import AgentFileError, load_agent_spec
-from runtime.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
-from runtime.layout import (
+from runtime.contract.agent import AgentFileError, load_agent_spec
+from runtime.contract.ids import PLUGIN_ID_PATTERN, is_plugin_folder, is_plugin_id
+from runtime.contract.layout import (
     AGENT_FILE,
     ANSWERS_FILE,
     REQUIREMENTS_FILE,
@@ -57,7 +58,7 @@ PLUGIN_MODULE = "plugin.py"
 #: What an imported plugin needs besides the answers file.
 IMPORTED_PATHS = (AGENT_FILE, REQUIREMENTS_FILE, f"{SOURCE_FOLDER}/")
 STRATEGIES = get_args(Strategy)
-PLUGIN_BASE = ("runtime.plugin", "PluginBase")
+PLUGIN_BASE = ("runtime.contract.plugin", "PluginBase")
 #: Modules whose source is followed to find a class's bases: this package's own.
 FOLLOWED_PACKAGE = "runtime"
 MAX_DEPTH = 20
@@ -258,7 +259,7 @@ class _Module:
                     if base.id in self.classes
                     else base.id in self.imports and _derives(self.imports[base.id], depth + 1)
                 )
-            elif isinstance(base, ast.Attribute):  # runtime.plugin.PluginBase
+            elif isinstance(base, ast.Attribute):  # runtime.contract.plugin.PluginBase
                 found = _derives((ast.unparse(base.value), base.attr), depth + 1)
             else:
                 found = False

@@ -24,9 +24,9 @@ from generator.checks.contract import check
 from generator.repository import find_root
 from generator.validate.environment import approved_env_python
 from generator.validate.plugin import validate
+from runtime.contract.ids import is_plugin_folder
+from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.discovery import discover
-from runtime.ids import is_plugin_folder
-from runtime.layout import PLUGINS_FOLDER
 
 
 def main(argv: Sequence[str] | None = None) -> int:

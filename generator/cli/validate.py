@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.validate.environment import approved_env_python, install_approved
     from generator.validate.isolation import build_env, is_isolated, validate_isolated
     from generator.validate.plugin import validate
-    from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
+    from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
 
     check_plugin_id(args.plugin_id)
     root = find_root(Path.cwd())

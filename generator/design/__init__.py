@@ -8,8 +8,6 @@
 from generator.design.designer import design, load_design, preview_prompt
 from generator.design.models import (
     DESIGN_VERSION,
-    SCREEN_NAMES,
-    STANDARD_ACTIONS,
     Design,
     DesignContent,
     ModelCall,
@@ -19,8 +17,6 @@ from generator.design.options import DesignOptions
 
 __all__ = [
     "DESIGN_VERSION",
-    "SCREEN_NAMES",
-    "STANDARD_ACTIONS",
     "Design",
     "DesignContent",
     "DesignOptions",

@@ -21,10 +21,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from generator.design.facts import AgentFacts
-from generator.design.models import SCREEN_NAMES, SCREEN_PURPOSES, DesignContent, ScreenName
+from generator.design.models import DesignContent
 from generator.design.repair import InvalidAnswer
 from runtime.a2ui.catalog import COMPONENT_TYPES
 from runtime.a2ui.models import Screen
+from runtime.contract.screens import SCREEN_NAMES, SCREEN_PURPOSES, ScreenName
 
 #: The tool / schema name Bedrock sees.
 ANSWER_NAME = "a2ui_design"

@@ -19,15 +19,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.design.facts import AgentFacts
-from generator.design.models import (
-    DATA_MODEL_TEXT_KEYS,
-    STANDARD_ACTIONS,
-    STATE_KEY,
-    DesignContent,
-    ScreenName,
-    actions_in,
-)
+from generator.design.models import DesignContent, actions_in
 from runtime.a2ui.validate import ValidationIssue, validate_screen
+from runtime.contract.screens import DATA_MODEL_TEXT_KEYS, STANDARD_ACTIONS, STATE_KEY, ScreenName
 
 #: Bindings each screen must contain, so the user sees what the plugin publishes.
 REQUIRED_BINDINGS: dict[ScreenName, str] = {"result": "/answer", "error": "/error"}

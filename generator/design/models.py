@@ -4,17 +4,10 @@ A design holds four A2UI screens, the field mapping between the user and the age
 plugin's initial domain state, and where it all came from. ``DESIGN_VERSION`` changes when a key
 changes meaning; new keys may be added.
 
-The data model contract: an imported plugin publishes its domain state
-(``state["domain"][plugin_id]``) as the surface's A2UI data model, so screens bind to its keys:
-
-* ``/question``: what the user last asked (text of the input field);
-* ``/answer``: the agent's answer (text of the output field; the last AI message for agents that
-  speak in messages);
-* ``/error``: what went wrong, on the error screen;
-* ``/state/<field>``: a field of the agent's state as the agent last returned it.
-
-``initial_domain_state`` holds exactly those keys, and every binding in every screen must resolve
-in it, so a screen never waits for data the plugin will not send.
+The screens and the data model they bind to are the plugin contract's
+(``runtime.contract.screens``). ``initial_domain_state`` holds exactly the data model's keys, and
+every binding in every screen must resolve in it, so a screen never waits for data the plugin will
+not send.
 """
 
 from __future__ import annotations
@@ -26,29 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.a2ui.catalog import component_specs
 from runtime.a2ui.models import Screen
+from runtime.contract.screens import DATA_MODEL_TEXT_KEYS, SCREEN_NAMES, STATE_KEY, ScreenName
 
 DESIGN_VERSION = 1
-
-ScreenName = Literal["welcome", "collecting", "result", "error"]
-SCREEN_NAMES: tuple[ScreenName, ...] = ("welcome", "collecting", "result", "error")
-
-#: What each screen is for (told to the model, shown in ``--help``-like summaries).
-SCREEN_PURPOSES: dict[ScreenName, str] = {
-    "welcome": "first turn: who the agent is, what it does, what the user can say",
-    "collecting": "while the agent works on the user's request",
-    "result": "the agent's answer, bound to /answer, with useful state fields",
-    "error": "the agent failed; bound to /error, offers to try again",
-}
-
-#: The only actions an imported plugin handles; screens may use them as ``<plugin_id>.<name>``.
-STANDARD_ACTIONS: dict[str, str] = {
-    "restart": "start again from the welcome screen",
-    "retry": "run the user's last request again",
-}
-
-#: Top-level keys of the data model (see the module docstring), with their initial values.
-DATA_MODEL_TEXT_KEYS = ("question", "answer", "error")
-STATE_KEY = "state"
 
 DesignMode = Literal["bedrock", "fallback", "file"]
 MappingMode = Literal["bedrock", "heuristic", "file"]

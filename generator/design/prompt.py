@@ -17,15 +17,11 @@ from pydantic import BaseModel, ConfigDict
 
 from generator.design.answer import ANSWER_NAME, design_schema
 from generator.design.facts import AgentFacts
-from generator.design.models import (
-    SCREEN_NAMES,
-    SCREEN_PURPOSES,
-    STANDARD_ACTIONS,
-    initial_domain_state,
-)
+from generator.design.models import initial_domain_state
 from generator.models import Node
 from runtime.a2ui.catalog import CATALOG_PATH, catalog_for_prompt
 from runtime.a2ui.validate import MAX_VOICE_WORDS, validate_screen
+from runtime.contract.screens import SCREEN_NAMES, SCREEN_PURPOSES, STANDARD_ACTIONS
 
 EXAMPLES_DIR = CATALOG_PATH.parent / "examples"
 README_LIMIT = 4000

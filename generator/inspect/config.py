@@ -30,7 +30,7 @@ from generator.inspect.local_packages import (
 )
 from generator.models import Warning_
 from generator.paths import find_module, is_inside, is_searched_folder, relative, within
-from runtime.quotes import excerpt
+from runtime.serving.quotes import excerpt
 
 CONFIG_NAME = "langgraph.json"
 _SURROGATE = re.compile("[\ud800-\udfff]")

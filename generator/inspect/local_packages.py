@@ -82,7 +82,8 @@ def own_projects(root: Path, folders: list[Path]) -> dict[str, Path]:
     return found
 
 
-#: A Python project's ``src/`` layout (not a plugin's ``src/``, ``runtime.layout.SOURCE_FOLDER``).
+#: A Python project's ``src/`` layout (not a plugin's ``src/``,
+#: ``runtime.contract.layout.SOURCE_FOLDER``).
 SRC_LAYOUT = "src"
 
 

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from generator.models import Graph, StateSchema
-from runtime.layout import Strategy
+from runtime.contract.layout import Strategy
 
 _STRUCTURED = ("TypedDict", "dataclass", "pydantic", "MessagesState")
 

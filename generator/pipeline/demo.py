@@ -4,7 +4,7 @@ The repository is cloned into a temporary folder; an example agent from ``exampl
 there offline (the same ``import_agent`` the CLI runs); then the runtime is started on
 127.0.0.1 over that clone's plugins, as a restart would, and a scripted conversation is played
 through the new plugin over the WebSocket, printed the way a client receives it
-(``runtime.demo.converse``).
+(``runtime.testing.demo.converse``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.steps import Step, progress_line
 from generator.validate import confinement
 from runtime import sandbox
-from runtime.demo import Click, Printer, Say, converse
-from runtime.layout import PLUGINS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.demo import Click, Printer, Say, converse
 
 EXAMPLES: dict[str, tuple[Say | Click, ...]] = {
     "savings_helper": (

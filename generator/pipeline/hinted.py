@@ -42,8 +42,8 @@ from generator.validate.isolation import (
 )
 from generator.validate.lock import write_lock
 from generator.validate.plugin import Report, validate
-from runtime.adapters.agent import EnvironmentSpec, load_agent_spec
-from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
+from runtime.contract.agent import EnvironmentSpec, load_agent_spec
+from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
 
 
 class Retried(BaseModel):

@@ -49,8 +49,8 @@ from generator.validate.lock import with_lock, write_lock
 from generator.validate.plugin import UNCONFINED, Report, validate
 from generator.validate.prefill import Prefill
 from generator.validate.python_version import needed_for
-from runtime.adapters.agent import EnvironmentSpec
-from runtime.layout import (
+from runtime.contract.agent import EnvironmentSpec
+from runtime.contract.layout import (
     PLUGINS_FOLDER,
     REQUIREMENTS_FILE,
     REQUIREMENTS_LOCK,
@@ -207,7 +207,9 @@ def import_agent(
             note.append(_settings_summary(plugin))
             note.extend(f"proposed {line}" for line in plugin.proposed_settings)
             note.extend(f"needs a value: {line}" for line in plugin.answers.unset_settings)
-            note.append(f"src/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB")
+            note.append(
+                f"{SOURCE_FOLDER}/: {len(vendored.files)} files, {vendored.bytes / 1024:.0f} kB"
+            )
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")

@@ -70,8 +70,8 @@ from generator.validate.environment import approved_env_python, check_dependenci
 from generator.validate.isolation import refresh, validate_isolated
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
-from runtime.adapters.agent import AgentSpec
-from runtime.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
+from runtime.contract.agent import AgentSpec
+from runtime.contract.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
 
 Status = Literal["updated", "up_to_date", "conflicts", "invalid"]
 

@@ -7,7 +7,8 @@ id before they look at its folder, and hold the claim until they are done with i
 second is refused at once, told which process holds it.
 
 The claim is a hidden file in the plugins folder, ``.agent-import-claim-<plugin_id>`` (skipped by
-discovery and by the plugin checks, ignored by git), locked with ``runtime.file_lock`` (the same
+discovery and by the plugin checks, ignored by git), locked with ``runtime.storage.file_lock`` (the
+same
 lock the runtime's sessions take across workers). The lock, not the file, is the claim: the kernel
 drops it when its process ends, however it ends, so a file left by a killed process is taken
 over by the next claimant and never blocks anyone. The file records the holder's pid and host,
@@ -24,7 +25,7 @@ from types import TracebackType
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from generator.errors import AgentImportError
-from runtime import file_lock
+from runtime.storage import file_lock
 
 CLAIM_PREFIX = ".agent-import-claim-"
 #: More than an ``Owner`` record ever takes.

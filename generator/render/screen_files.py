@@ -29,7 +29,7 @@ from generator.errors import AgentImportError
 from generator.render.screens import Screen, ScreenMerge, format_screen, merge_screen
 from runtime.a2ui import InvalidScreenError, load_screens
 from runtime.a2ui.validate import ValidationIssue
-from runtime.layout import SCREENS_FOLDER
+from runtime.contract.layout import SCREENS_FOLDER
 
 #: What ``copier update`` leaves to this module (relative to the plugin folder).
 SCREEN_FILES = f"{SCREENS_FOLDER}/*.json"

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generator.design.facts import takes_text
 from generator.inspect.defaults import NO_VALUE, literal_default
 from generator.models import Graph, Inspection, RequiredField
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
 
 
 class Unset(BaseModel):

@@ -41,8 +41,8 @@ from generator.render.template_repo import (
     TemplateSource,
     copier_source,
 )
-from runtime.adapters.agent import AgentSpec, EnvironmentSpec
-from runtime.layout import AGENT_FILE, ANSWERS_FILE, Strategy
+from runtime.contract.agent import AgentSpec, EnvironmentSpec
+from runtime.contract.layout import AGENT_FILE, ANSWERS_FILE, Strategy
 
 #: What ``copier update`` leaves to the generator (relative to the plugin folder).
 GENERATED_FILES = [AGENT_FILE, SCREEN_FILES]

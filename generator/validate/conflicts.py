@@ -24,8 +24,8 @@ from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
 from generator.validate.environment import read_requirements
 from generator.validate.processes import Finished, run_tree
+from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv
-from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
 RESOLVE_TIMEOUT_S = 120.0
 #: Who asked for the runtime's own requirements, in a conflict's owners.

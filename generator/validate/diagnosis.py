@@ -40,10 +40,10 @@ from generator.validate.python_version import (
     needed_in,
 )
 from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
-from runtime.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
+from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
 
 if TYPE_CHECKING:
-    from runtime.adapters.agent import AgentSpec
+    from runtime.contract.agent import AgentSpec
 
 Kind = Literal[
     "missing_package", "needs_setting", "needs_network", "needs_python", "timed_out", "agent_bug"
@@ -104,7 +104,7 @@ _NETWORK = (
     "Failed to establish a new connection",
     "ConnectionRefusedError",
     "Network is unreachable",
-    "NetworkDisabled",  # runtime.offline_models refuses connections in the smoke test
+    "NetworkDisabled",  # runtime.testing.offline_models refuses connections in the smoke test
 )
 
 
@@ -466,7 +466,7 @@ def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 def _agent_spec(folder: Path) -> AgentSpec | None:
     """``agent.json``: where ``langgraph.json`` is under ``src/``, which environment runs it."""
-    from runtime.adapters.agent import load_agent_spec
+    from runtime.contract.agent import load_agent_spec
 
     if not (folder / AGENT_FILE).is_file():
         return None

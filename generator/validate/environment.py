@@ -29,8 +29,8 @@ from generator.models import Dependency
 from generator.repository import LOCAL_FOLDER
 from generator.validate.additions import added_sites, planned_additions
 from generator.validate.processes import Finished, run_tree
+from runtime.contract.layout import REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv
-from runtime.layout import REQUIREMENTS_LOCK
 
 ENVS_FOLDER = LOCAL_FOLDER / "envs"
 #: The command quoted in a hinted requirement's ``proposed_for``.

@@ -24,7 +24,7 @@ from generator.models import Dependency
 from generator.validate.diagnosis import APPROVE_AGAIN
 from generator.validate.isolation import is_isolated
 from generator.validate.plugin import MissingDependency, Report
-from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 
 #: Why a dry run's failure names the import rather than --approve-deps.
 DRY_RUN = "a dry run installs nothing"

@@ -30,9 +30,9 @@ from generator.validate.lock import compile_lock, write_lock
 from generator.validate.plugin import Report, validate
 from generator.validate.processes import run_tree
 from generator.validate.python_version import interpreter_version, needed_for, running_python
-from runtime.adapters.agent import EnvironmentSpec, load_agent_spec
+from runtime.contract.agent import EnvironmentSpec, load_agent_spec
+from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 from runtime.isolated.envs import ENVS_DIR_ENV, EnvBuildError, find_uv, interpreter_path
-from runtime.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 
 #: Where an import builds isolated plugins' environments to validate them.
 VALIDATION_ENVS = LOCAL_FOLDER / "isolated-envs"

@@ -20,8 +20,8 @@ from generator.errors import AgentImportError
 from generator.validate.conflicts import RESOLVE_TIMEOUT_S, explanation
 from generator.validate.environment import DependencyReport
 from generator.validate.processes import run_tree
+from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv
-from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 
 #: A pinned line of uv's output: ``name==1.2.3``.
 _PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", re.MULTILINE)

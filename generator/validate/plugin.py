@@ -36,7 +36,7 @@ from generator.validate.environment import read_requirements, requirement_for_mo
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
 from runtime import sandbox
-from runtime.layout import REQUIREMENTS_FILE, SOURCE_FOLDER
+from runtime.contract.layout import REQUIREMENTS_FILE, SOURCE_FOLDER
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from generator.validate.environment import install_approved, read_requirements
-from runtime.layout import REQUIREMENTS_FILE
+from runtime.contract.layout import REQUIREMENTS_FILE
 
 
 class Prefill:

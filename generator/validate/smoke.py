@@ -6,7 +6,7 @@ as they may on LangGraph's server):
 
 * ``import``: import the plugin folder the way the runtime discovers it, then build and compile
   its graph (which imports the agent); nothing is patched yet;
-* ``turns`` (if the import passed): with ``runtime.offline_models`` installed, run the first
+* ``turns`` (if the import passed): with ``runtime.testing.offline_models`` installed, run the first
   turn and one user message through the compiled graph, as the runtime would, and check what a
   client would receive: valid A2UI messages and a voice line (a turn the agent ends on an
   ``interrupt()``: the approval screen the runtime draws for it), and no agent error swallowed by
@@ -140,8 +140,8 @@ def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
-    from runtime import offline_models as offline
-    from runtime.plugin_store import PluginStore
+    from runtime.storage.plugin_store import PluginStore
+    from runtime.testing import offline_models as offline
     from runtime.turns.approvals import approval_events
     from runtime.turns.events import pending
 
@@ -202,8 +202,8 @@ def _check_outbox(label: str, outbox: Sequence[Mapping[str, Any]], errors: _Erro
 
 def agent_env(folder: Path) -> list[str]:
     """The variables an imported plugin's agent reads (``agent.json``)."""
-    from runtime.adapters.agent import load_agent_spec
-    from runtime.layout import AGENT_FILE
+    from runtime.contract.agent import load_agent_spec
+    from runtime.contract.layout import AGENT_FILE
 
     return list(load_agent_spec(folder).env) if (folder / AGENT_FILE).is_file() else []
 
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    from runtime.offline_models import OFFLINE_ENV
+    from runtime.testing.offline_models import OFFLINE_ENV
 
     os.environ.update(OFFLINE_ENV)
     os.environ.update(

@@ -49,8 +49,8 @@ PRELOAD = (
     "langgraph.store.memory",
     "runtime.discovery",
     "runtime.adapters.imported",
-    "runtime.offline_models",
-    "runtime.plugin_store",
+    "runtime.testing.offline_models",
+    "runtime.storage.plugin_store",
     "runtime.a2ui",
     "generator.validate.smoke",
     "runtime.sandbox._view",
@@ -270,7 +270,7 @@ def _preload() -> None:
     collection walks or copies it; each child turns the collector back on."""
     import importlib
 
-    from runtime.offline_models import OFFLINE_ENV
+    from runtime.testing.offline_models import OFFLINE_ENV
 
     gc.disable()
     os.environ.update(OFFLINE_ENV)

@@ -6,7 +6,7 @@ version (inode, mtime, size), so a node can call ``load_screens`` on every turn;
 components are checked against the catalog once (``Screen.checked_components``), not every time
 ``screen_events`` shows it.
 
-``runtime.contracts`` is imported where used: it pulls in LangGraph (about 0.8 s), which
+``runtime.contract.state`` is imported where used: it pulls in LangGraph (about 0.8 s), which
 ``python -m runtime.a2ui.check``, run by pre-commit hooks, never needs.
 """
 
@@ -27,11 +27,11 @@ from runtime.a2ui.models import (
     UpdateDataModel,
 )
 from runtime.a2ui.validate import ValidationIssue, validate_screen
-from runtime.ids import is_plugin_id
-from runtime.layout import SCREENS_FOLDER
+from runtime.contract.ids import is_plugin_id
+from runtime.contract.layout import SCREENS_FOLDER
 
 if TYPE_CHECKING:
-    from runtime.contracts import ServerEventDict
+    from runtime.contract.state import ServerEventDict
 
 __all__ = [
     "InvalidScreenError",
@@ -126,7 +126,7 @@ def screen_events(
     A plugin's main surface id is its plugin_id. The runtime sends ``createSurface`` before the
     first patch a connection sees for a surface, so it is not part of these events.
     """
-    from runtime.contracts import event
+    from runtime.contract.state import event
 
     messages = [
         ServerMessage(

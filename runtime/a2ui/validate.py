@@ -20,7 +20,7 @@ from pydantic_core import ErrorDetails
 
 from runtime.a2ui.catalog import COMPONENT_TYPES, ComponentSpec, component_specs
 from runtime.a2ui.models import Component, Screen, ServerMessage
-from runtime.ids import ACTION_NAME_PATTERN
+from runtime.contract.ids import ACTION_NAME_PATTERN
 
 ROOT_ID = "root"
 MAX_VOICE_WORDS = 40

@@ -11,16 +11,16 @@ screen's button) with no input, any other words as an update of its input first 
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphInterrupt
 
 from runtime.a2ui import Screen
+from runtime.contract.screens import CONTINUE
 from runtime.turns.approvals import Approval
 
 #: The action of the pause screen's button, and the word it stands for.
-CONTINUE: Final = "continue"
 
 
 def has_breakpoints(graph: Any) -> bool:

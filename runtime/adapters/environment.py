@@ -29,7 +29,7 @@ from langgraph_sdk.auth.types import BaseUser, StudioUser
 from pydantic import BaseModel, ValidationError
 from typing_extensions import is_typeddict
 
-from runtime.adapters.agent import AgentSpec
+from runtime.contract.agent import AgentSpec
 
 #: ``config["configurable"]`` keys that belong to the runtime (its thread and checkpoints).
 RESERVED_KEYS = frozenset({"thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map"})

@@ -26,7 +26,7 @@ Each turn routes to one of two nodes:
   goes on from there next turn (``runtime.adapters.breakpoints``; in-process agents only).
 
 An agent with an environment of its own (``agent.json`` ``environment``) runs in its worker
-process instead (``runtime.isolated.agent``), with the same turns.
+process instead (``runtime.adapters.isolated``), with the same turns.
 
 Frontend tools (an AG-UI client's ``tools``) reach the agent as ``ag-ui-langgraph`` passes them,
 so agents written for CopilotKit work unchanged: in its input state as ``tools``,
@@ -50,7 +50,7 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config, get_store
@@ -60,9 +60,7 @@ from langgraph.store.memory import InMemoryStore
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui import Screen, load_screens
-from runtime.adapters.agent import AgentSpec, load_agent_spec
 from runtime.adapters.breakpoints import (
-    CONTINUE,
     has_breakpoints,
     is_breakpoint,
     pause_question,
@@ -84,6 +82,7 @@ from runtime.adapters.environment import (
     missing_inputs,
     run_environment,
 )
+from runtime.adapters.isolated import IsolatedAgent
 from runtime.adapters.loader import (
     graph_for_run,
     is_factory,
@@ -93,7 +92,19 @@ from runtime.adapters.loader import (
 )
 from runtime.adapters.variables import missing_variable, needs_variable, unset_warning
 from runtime.adapters.voice import answer_text, last_ai_text, speakable
-from runtime.contracts import (
+from runtime.contract.agent import AgentSpec, load_agent_spec
+from runtime.contract.layout import REQUIREMENTS_FILE, SCREENS_FOLDER
+from runtime.contract.plugin import PluginBase
+from runtime.contract.screens import (
+    ANSWER_KEY,
+    CONTINUE,
+    ERROR_KEY,
+    QUESTION_KEY,
+    STANDARD_ACTIONS,
+    STATE_KEY,
+    ScreenName,
+)
+from runtime.contract.state import (
     CommonState,
     ServerEventDict,
     event,
@@ -101,9 +112,6 @@ from runtime.contracts import (
     with_plugin_domain,
 )
 from runtime.discovery import one_line_reason
-from runtime.isolated.agent import IsolatedAgent
-from runtime.layout import REQUIREMENTS_FILE, SCREENS_FOLDER
-from runtime.plugin import PluginBase
 from runtime.reply import show_screen
 from runtime.turns import RunExtras, run_extras
 from runtime.turns.limits import TurnStopped
@@ -111,7 +119,6 @@ from runtime.turns.rollback import forget_writes
 
 logger = logging.getLogger(__name__)
 
-ScreenName = Literal["welcome", "collecting", "result", "error"]
 #: Set by ``welcome``: the next message starts a new conversation with the agent.
 FRESH = "_fresh"
 #: The tool call ids whose results the agent has had (the last ``ANSWERED_KEPT``).
@@ -138,7 +145,7 @@ class Outcome:
 class ImportedPlugin(PluginBase):
     """Base of generated plugins: the screens and the turns; ``run`` answers one message."""
 
-    actions: ClassVar[tuple[str, ...]] = ("restart", "retry", CONTINUE)
+    actions: ClassVar[tuple[str, ...]] = (*STANDARD_ACTIONS, CONTINUE)
 
     @cached_property
     def agent(self) -> AgentSpec:
@@ -204,7 +211,7 @@ class ImportedPlugin(PluginBase):
             return AGENT_NODE if self.unanswered(state, config) else END
         action = state.get("pendingAction")
         if action is not None:
-            retry = action["id"] == self.action_id("retry") and self.domain(state).get("question")
+            retry = action["id"] == self.action_id("retry") and self.domain(state).get(QUESTION_KEY)
             return AGENT_NODE if retry or action["id"] == self.action_id(CONTINUE) else "welcome"
         return AGENT_NODE if state.get("transcript", "").strip() else "welcome"
 
@@ -214,17 +221,17 @@ class ImportedPlugin(PluginBase):
     def unavailable(self, state: CommonState) -> dict[str, Any]:
         """The error screen naming what the plugin lacks, and the same as a ``server.error``."""
         text = f"The {self.title} agent cannot run here yet: {'; '.join(self.needs)}."
-        domain = {**self.initial_domain_state(), "error": text}
+        domain = {**self.initial_domain_state(), ERROR_KEY: text}
         error = event("server.error", message=text, code="agent_unavailable")
         return self.show(state, "error", domain, voice=UNAVAILABLE_VOICE, extra=[error])
 
     def answer(self, state: CommonState, config: RunnableConfig) -> dict[str, Any]:
         domain = self.domain(state)
-        question = state.get("transcript", "").strip() or str(domain.get("question", ""))
+        question = state.get("transcript", "").strip() or str(domain.get(QUESTION_KEY, ""))
         fresh = bool(domain.get(FRESH, True))
         action = state.get("pendingAction")
         said = CONTINUE if action and action["id"] == self.action_id(CONTINUE) else question
-        domain["question"] = question
+        domain[QUESTION_KEY] = question
         results = self.unanswered(state, config)
         if results:
             answered = [*domain.get(ANSWERED, []), *(r["toolCallId"] for r in results)]
@@ -254,10 +261,16 @@ class ImportedPlugin(PluginBase):
                 text = f"The {self.title} agent {needs_variable(variable)}."
                 extra.append(event("server.error", message=text, code="agent_error"))
             # Its FRESH stays: a conversation the failure left unstarted gets its inputs next.
-            failed = {**domain, "answer": "", "error": text}
+            failed = {**domain, ANSWER_KEY: "", ERROR_KEY: text}
             return self.show(state, "error", failed, extra=extra)
         fields = {**dict(domain.get("state") or {}), **outcome.fields}
-        done = {**domain, "answer": outcome.answer, "error": "", "state": fields, FRESH: False}
+        done = {
+            **domain,
+            ANSWER_KEY: outcome.answer,
+            ERROR_KEY: "",
+            STATE_KEY: fields,
+            FRESH: False,
+        }
         if outcome.paused:
             question = pause_question(outcome.paused)
             asked = event("server.transcript.final", text=question, role="agent")
@@ -270,7 +283,7 @@ class ImportedPlugin(PluginBase):
 
     def failure_events(self, state: CommonState, message: str) -> list[ServerEventDict]:
         """The error screen, over the conversation as it was before the failed turn."""
-        failed = {**self.domain(state), "answer": "", "error": message}
+        failed = {**self.domain(state), ANSWER_KEY: "", ERROR_KEY: message}
         return list(self.show(state, "error", failed, voice=message)["outbox"])
 
     def domain(self, state: CommonState) -> dict[str, Any]:

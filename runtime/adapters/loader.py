@@ -34,9 +34,9 @@ from langgraph.store.base import BaseStore
 from langgraph_sdk.auth.types import BaseUser
 from langgraph_sdk.runtime import ServerRuntime, _ExecutionRuntime, _ReadRuntime
 
-from runtime.adapters.agent import AgentSpec
 from runtime.adapters.namespaces import Namespace, namespace
-from runtime.layout import SOURCE_FOLDER
+from runtime.contract.agent import AgentSpec
+from runtime.contract.layout import SOURCE_FOLDER
 
 _lock = threading.Lock()
 

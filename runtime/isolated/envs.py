@@ -30,10 +30,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from runtime.adapters.agent import AgentSpec, load_agent_spec
-from runtime.file_lock import try_lock, unlock
-from runtime.ids import is_plugin_id
-from runtime.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.contract.agent import AgentSpec, load_agent_spec
+from runtime.contract.ids import is_plugin_id
+from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.storage.file_lock import try_lock, unlock
 
 #: Overrides where the environments live.
 ENVS_DIR_ENV = "A2UI_ENVS_DIR"

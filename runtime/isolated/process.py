@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from runtime import redaction, sandbox
+from runtime.contract.layout import AGENT_FILE, SOURCE_FOLDER
 from runtime.isolated.envs import in_use
 from runtime.isolated.worker import protocol
-from runtime.layout import AGENT_FILE, SOURCE_FOLDER
 
 logger = logging.getLogger(__name__)
 

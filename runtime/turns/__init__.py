@@ -1,6 +1,7 @@
 """The turn engine: one session's turns, run the same way for every transport.
 
-A transport (the WebSocket ``runtime.session``, an AG-UI endpoint, ...) only parses what its client
+A transport (the WebSocket ``runtime.serving.websocket.session``, an AG-UI endpoint, ...) only
+parses what its client
 sends and writes what the engine gives back; running the plugin's graph, its interrupts and its
 events live here.
 
@@ -27,8 +28,8 @@ adds to one run; it travels in ``config["configurable"]`` and nodes read it with
 ``run_extras(config)``.
 
 ``TurnResult``: ``outbox`` (the server events of the turn, in the order the graph wrote them:
-A2UI patches, voice lines, transcript, audit; a transport applies ``runtime.outbox`` rules to it),
-``state`` (the plugin's state after the turn), ``interrupts`` (``PendingInterrupt(id, value)``
+A2UI patches, voice lines, transcript, audit; a transport applies ``runtime.turns.outbox`` rules to
+it), ``state`` (the plugin's state after the turn), ``interrupts`` (``PendingInterrupt(id, value)``
 the graph now waits on) and ``error`` (``TurnError(code, message)`` or ``None``; the outbox then
 holds the ``server.error`` event).
 
@@ -38,7 +39,8 @@ An id the session is not waiting on raises ``UnknownInterrupt`` before anything 
 never applied to another interrupt. ``engine.pending()`` lists what the session waits on now, and
 ``Opening.interrupts`` what it waited on when the transport connected.
 
-Policy (``runtime.policy.RunPolicy``, per plugin; docs/run-policy.md): each turn is bounded by a
+Policy (``runtime.contract.policy.RunPolicy``, per plugin; docs/run-policy.md): each turn is
+bounded by a
 recursion limit, a deadline, a token budget per session and a number of tool calls; past one, the
 result carries ``TurnError(code)`` (``recursion_limit``, ``deadline_exceeded``,
 ``budget_exhausted``, ``tool_limit``; ``agent_error`` when the plugin raises), the outbox starts

@@ -31,9 +31,9 @@ from typing import Any, Final
 
 from runtime.a2ui import Screen, screen_events
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.actions import resolve_action
-from runtime.contracts import PendingAction, ServerEventDict, event
-from runtime.plugin import PluginBase
+from runtime.contract.actions import resolve_action
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import PendingAction, ServerEventDict, event
 from runtime.turns.events import PendingInterrupt, is_client_tool_call
 
 APPROVE: Final = "approve"

@@ -17,16 +17,15 @@ from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
 from langgraph.types import Command, StateSnapshot
 
-from runtime.context import RuntimeContext
-from runtime.contracts import CommonState, Mode, PendingAction, ServerEventDict, event
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState, Mode, PendingAction, ServerEventDict, event
 from runtime.discovery import Graph
-from runtime.observability import run_config
-from runtime.persistence import waits_on_network
-from runtime.plugin import PluginBase
 from runtime.redaction import redact_values
 from runtime.turns.approvals import approval_events
+from runtime.turns.context import RuntimeContext
 from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
 from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
+from runtime.turns.observability import run_config
 from runtime.turns.rollback import TurnWrites
 from runtime.turns.runs import Run, RunEnd, in_thread, on_event_loop
 
@@ -362,8 +361,7 @@ class TurnEngine:
     def _runs_on_event_loop(self) -> bool:
         """Whether this plugin's runs belong on the event loop's thread (``runtime.turns.runs``):
         never over a checkpointer on the network, whose every call would hold up the loop."""
-        checkpointer = self.context.registry.checkpointer
-        return self.plugin.run_policy.on_event_loop and not waits_on_network(checkpointer)
+        return self.plugin.run_policy.on_event_loop and not self.context.settings.backend.remote
 
     def _tokens(self) -> int | None:
         return self.context.tokens_spent.get(self.session_id)

@@ -20,7 +20,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 from langgraph.runtime import RunControl
 
-from runtime.policy import RunPolicy
+from runtime.contract.policy import RunPolicy
 
 #: The ``server.error`` code of each way a turn fails.
 ErrorCode = Literal[

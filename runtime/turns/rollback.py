@@ -33,9 +33,9 @@ from langgraph.checkpoint.base import (
     get_checkpoint_id,
 )
 
-from runtime.persistence import stores_every_channel
 from runtime.redaction import redact_values
-from runtime.savers import SyncBackedSaver
+from runtime.storage.persistence import stores_every_channel
+from runtime.storage.savers import SyncBackedSaver
 
 Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
 Where = tuple[str, str]  # thread id, checkpoint namespace

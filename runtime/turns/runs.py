@@ -28,7 +28,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import StreamMode
 
 from runtime.discovery import Graph
-from runtime.persistence import write_alone, write_together
+from runtime.storage.persistence import write_alone, write_together
 from runtime.turns.limits import TurnGuard
 from runtime.turns.rollback import TurnWrites
 from runtime.turns.threads import running_inline

@@ -30,7 +30,7 @@ from generator.design import DesignOptions
 from generator.pipeline.importer import ImportOptions, import_agent
 from generator.pipeline.update import UpdateOptions, UpdateResult, update_plugin
 from generator.render.template_repo import copier_source
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid"]

@@ -15,14 +15,14 @@ from plugin_repo import ROOT, agent_repo, commit_all, echo_agent, options, runti
 
 from generator.checks import contract, leftovers
 from generator.pipeline.importer import import_agent
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 HOOKS = ("a2ui-screens", "plugin-contract", "no-merge-leftovers")
 
 HAND_WRITTEN = {
     "__init__.py": 'PLUGIN_ID = "demo"\nTITLE = "Demo"\n',
     "plugin.py": """
-        from runtime.plugin import PluginBase
+        from runtime.contract.plugin import PluginBase
         from runtime.plugins.demo import PLUGIN_ID
 
 
@@ -86,7 +86,11 @@ def test_paths_map_to_their_plugin_folders(tmp_path: Path) -> None:
             "{plugin}:9: class DemoPlugin: plugin_id 'other' must equal the folder name 'demo'",
         ),
         (
-            {"plugin.py": "from runtime.plugin import PluginBase\n\nclass Nothing:\n    pass\n"},
+            {
+                "plugin.py": (
+                    "from runtime.contract.plugin import PluginBase\n\nclass Nothing:\n    pass\n"
+                )
+            },
             "{plugin}: must define exactly one PluginBase subclass (found: none)",
         ),
         (

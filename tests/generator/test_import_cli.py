@@ -21,7 +21,7 @@ from generator.cli import main
 from generator.design import DesignOptions, design
 from generator.inspect import inspect_source
 from generator.models import Source
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 SAVINGS_HELPER = ROOT / "examples" / "savings_helper"
 IMPORT_SAVINGS = [

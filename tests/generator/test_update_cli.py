@@ -21,7 +21,7 @@ from plugin_repo import (
 
 from generator.cli import main
 from generator.pipeline.importer import import_agent
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 FOOTER = "\nReviewed by the platform team.\n"
 

@@ -16,8 +16,8 @@ from typing import Any, BinaryIO
 import httpx
 import pytest
 
-from runtime.server import create_app
-from runtime.serving import free_port, serve_in_thread
+from runtime.serving.app import create_app
+from runtime.serving.launch import free_port, serve_in_thread
 from runtime.settings import Settings
 from tests.runtime.postgres import create_database, server_bindir, temporary_postgres
 
@@ -32,7 +32,7 @@ BROKEN_PLUGINS: dict[str, dict[str, str]] = {
     "wrong_id": {
         "__init__.py": "",
         "plugin.py": (
-            "from runtime.plugin import PluginBase\n"
+            "from runtime.contract.plugin import PluginBase\n"
             "class Wrong(PluginBase):\n"
             "    plugin_id = 'something_else'\n"
             "    title = 'Wrong'\n"
@@ -140,18 +140,23 @@ def memo_plugins(plugins_dir: Path) -> Path:
 
 @contextmanager
 def runtime_server(
-    *args: str, module: str = "runtime.cli", log: BinaryIO | None = None
+    *args: str,
+    module: str = "runtime.cli",
+    log: BinaryIO | None = None,
+    python: str = sys.executable,
+    cwd: Path | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``a2ui-runtime serve ARGS`` in its own process on a free port: ``host:port`` once it
     answers, and the process (a test may kill it; stopped on exit otherwise). ``module`` is what
-    ``python -m`` runs instead of the CLI (a test's wrapper around it); ``log`` takes its output
-    (else its stderr is kept to say why it did not start)."""
+    ``python -m`` runs instead of the CLI (a test's wrapper around it), ``python`` the interpreter
+    (another environment's); ``log`` takes its output (else its stderr is kept to say why it did
+    not start)."""
     port = free_port()
-    command = [sys.executable, "-m", module, "serve", "--port", str(port), *args]
+    command = [python, "-m", module, "serve", "--port", str(port), *args]
     address = f"127.0.0.1:{port}"
     with ExitStack() as stack:
         output = log or stack.enter_context(tempfile.TemporaryFile())
-        process = subprocess.Popen(command, stdout=log, stderr=output)
+        process = subprocess.Popen(command, stdout=log, stderr=output, cwd=cwd)
         try:
             deadline = time.monotonic() + PROCESS_START_TIMEOUT_S
             while True:

@@ -18,9 +18,9 @@ import time
 from typing import Final
 
 from runtime import cli
-from runtime.context import RuntimeContext
-from runtime.outbox import Delivery
-from runtime.session import Session
+from runtime.serving.websocket.session import Session
+from runtime.turns.context import RuntimeContext
+from runtime.turns.outbox import Delivery
 
 #: Long enough for a client on loopback to read frames the kernel already holds.
 READ_GRACE_S: Final = 0.3

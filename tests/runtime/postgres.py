@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 
-from runtime.serving import free_port
+from runtime.serving.launch import free_port
 
 SUPERUSER = "postgres"
 

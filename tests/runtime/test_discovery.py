@@ -55,19 +55,19 @@ def test_import_failures_are_logged_with_their_traceback(
     [
         ("x = 1\n", "exactly one concrete PluginBase subclass (found: none)"),
         (
-            "from runtime.plugin import PluginBase\n"
+            "from runtime.contract.plugin import PluginBase\n"
             "class A(PluginBase):\n    plugin_id = 'twice'\n    title = 'A'\n"
             "    def build_graph(self): ...\n"
             "class B(A):\n    pass\n",
             "exactly one concrete PluginBase subclass (found: A, B)",
         ),
         (
-            "from runtime.plugin import PluginBase\n"
+            "from runtime.contract.plugin import PluginBase\n"
             "class A(PluginBase):\n    title = 'A'\n    def build_graph(self): ...\n",
             "plugin_id None must equal the folder name 'twice'",
         ),
         (
-            "from runtime.plugin import PluginBase\n"
+            "from runtime.contract.plugin import PluginBase\n"
             "class A(PluginBase):\n    plugin_id = 'twice'\n    title = 'A'\n"
             "    def __init__(self):\n        raise ValueError('no config')\n"
             "    def build_graph(self): ...\n",
@@ -86,7 +86,7 @@ def test_contract_violations(
 
 def test_a_plugin_id_must_match_the_pattern(tmp_path: Path, write_plugin: PluginWriter) -> None:
     source = (
-        "from runtime.plugin import PluginBase\n"
+        "from runtime.contract.plugin import PluginBase\n"
         "class A(PluginBase):\n    plugin_id = 'Bad-Name'\n    title = 'A'\n"
         "    def build_graph(self): ...\n"
     )

@@ -7,7 +7,6 @@ The servers are real ``a2ui-runtime serve`` processes; what one imported is read
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,12 +15,11 @@ import pytest
 from pydantic import ValidationError
 
 from runtime.cli import main
-from runtime.client import RuntimeClient
-from runtime.quotes import describe
+from runtime.serving.quotes import describe
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient
 from tests.runtime.conftest import runtime_process
 
-RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 #: What a runtime serving plugins never loads: the generator and the libraries only it needs.
 GENERATOR_ONLY = frozenset({"generator", "libcst", "copier", "jinja2", "boto3", "botocore"})
 #: A screen the validator finds fault with.
@@ -29,31 +27,6 @@ SCREEN = {
     "components": [{"id": "root", "component": "Text", "text": "Hello"}],
     "voice_text": "Hello.",
 }
-
-
-def _imported_names(node: ast.AST) -> list[str]:
-    """The modules ``node`` imports: ``import``, ``from ... import``, ``import_module("...")``."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        return [node.module]
-    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-        function = node.func
-        name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
-        if name in {"import_module", "__import__"} and isinstance(node.args[0].value, str):
-            return [node.args[0].value]
-    return []
-
-
-def test_no_module_under_runtime_imports_the_generator() -> None:
-    """Plugins included: what a runtime process runs never reaches for ``generator``."""
-    found = []
-    for path in sorted(RUNTIME.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-            for name in _imported_names(node):
-                if name.split(".")[0] == "generator":
-                    found.append(f"{path.relative_to(RUNTIME.parent)}:{node.lineno}: {name}")
-    assert found == []
 
 
 def _modules_of_a_server(

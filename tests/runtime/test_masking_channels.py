@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime.client import RuntimeClient
-from tests.runtime.agui.wire import post_run
+from runtime.testing.client import RuntimeClient
 from tests.runtime.conftest import FIXTURE_PLUGINS, runtime_server
+from tests.runtime.serving.agui.wire import post_run
 from tests.runtime.test_redaction import database_text, digits_of, luhn_valid
 
 #: Luhn-valid; masked, it keeps its last four.
@@ -94,7 +94,7 @@ def tell_the_card(typed: str, folder: Path) -> Channels:
     (plugins / "echo").symlink_to(FIXTURE_PLUGINS / "echo", target_is_directory=True)
     said = f"my card is {typed}, freeze it"
     args = ["--plugins-dir", str(plugins), "--log-level", "DEBUG"]
-    args += ["--checkpointer", f"sqlite:{folder / 'sessions.db'}", "--audit-file", str(audit_file)]
+    args += ["--storage", f"sqlite:{folder / 'sessions.db'}", "--audit-file", str(audit_file)]
     with log_file.open("wb") as log, runtime_server(*args, log=log) as (address, _):
         with RuntimeClient(address, agent="echo") as client:
             client.receive_turn()

@@ -21,8 +21,6 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from uvicorn.logging import AccessFormatter
 
-from runtime.client import RuntimeClient
-from runtime.logging import RuntimeLogHandler, configure_logging
 from runtime.redaction import (
     MASK,
     MAX_SEPARATORS,
@@ -34,8 +32,10 @@ from runtime.redaction import (
     redact_json_text,
     redact_values,
 )
-from tests.runtime.agui.wire import post_run
+from runtime.serving.logging import RuntimeLogHandler, configure_logging
+from runtime.testing.client import RuntimeClient
 from tests.runtime.conftest import PluginWriter, ServerFactory, runtime_server
+from tests.runtime.serving.agui.wire import post_run
 
 CARD = "4929123456734821"
 
@@ -459,15 +459,26 @@ def test_uvicorn_access_lines_keep_their_format(log: tuple[logging.Logger, io.St
     assert stream.getvalue() == '127.0.0.1:5000 - "GET /health?card=****4821 HTTP/1.1" 200 OK\n'
 
 
+#: Loggers the log tests write to; a server started earlier in the same process may have left
+#: a level on them (uvicorn sets ``uvicorn.error``'s from its ``log_level``).
+LOGGERS = ("uvicorn.error", "websockets.server", "runtime.serving.websocket.session")
+
+
 @pytest.fixture
 def runtime_logging() -> Iterator[None]:
-    """Restore the root logger after ``configure_logging`` has changed it."""
+    """The loggers as a fresh process has them; the root logger restored after
+    ``configure_logging`` has changed it."""
     root = logging.getLogger()
     level = root.level
+    levels = {name: logging.getLogger(name).level for name in LOGGERS}
+    for name in LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET)
     yield
     for handler in [h for h in root.handlers if isinstance(h, RuntimeLogHandler)]:
         root.removeHandler(handler)
     root.setLevel(level)
+    for name, old in levels.items():
+        logging.getLogger(name).setLevel(old)
 
 
 @pytest.mark.usefixtures("runtime_logging")
@@ -475,7 +486,7 @@ def test_the_runtime_log_setup_redacts_every_logger(capsys: pytest.CaptureFixtur
     configure_logging("DEBUG")
     logging.getLogger("uvicorn.error").info('"WebSocket /ws?agent=lost_card&n=%s" [accepted]', CARD)
     logging.getLogger("websockets.server").debug("< TEXT %r", f'{{"text": "{CARD}"}}')
-    logging.getLogger("runtime.session").warning(f"no formatting args: {CARD}")
+    logging.getLogger("runtime.serving.websocket.session").warning(f"no formatting args: {CARD}")
     err = capsys.readouterr().err
     assert CARD not in err
     assert err.count("****4821") == 3
@@ -624,7 +635,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``a2ui-runtime serve`` over the project's plugins at DEBUG, with an SQLite checkpointer
     and an audit file in ``tmp_path``; yields its address and ``tmp_path`` (``server.log``)."""
     database = f"sqlite:{tmp_path / 'sessions.db'}"
-    args = ("--log-level", "DEBUG", "--checkpointer", database)
+    args = ("--log-level", "DEBUG", "--storage", database)
     with (
         (tmp_path / "server.log").open("wb") as log,
         runtime_server(*args, "--audit-file", str(tmp_path / "audit.jsonl"), log=log) as served,
@@ -663,8 +674,8 @@ from typing import Any
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.state import CommonState, event
+from runtime.contract.plugin import PluginBase
 
 CARD = "{" ".join(CARD[i : i + 4] for i in range(0, 16, 4))}"
 
@@ -706,7 +717,7 @@ def test_what_a_plugin_writes_itself_is_masked_everywhere(
     write_plugin(plugins_dir, "leaky", LEAKY)
     audit = tmp_path / "audit.jsonl"
     database = f"sqlite:{tmp_path / 'sessions.db'}"
-    with start_server(audit_file=audit, checkpointer=database) as address:
+    with start_server(audit_file=audit, storage=database) as address:
         with RuntimeClient(address, agent="leaky") as client:
             client.receive_turn()
             client.say("what is my card?")
@@ -732,8 +743,8 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState
-from runtime.plugin import PluginBase
+from runtime.contract.state import CommonState
+from runtime.contract.plugin import PluginBase
 
 CARD = "\\u00a0".join("{CARD}"[i : i + 4] for i in range(0, 16, 4))
 
@@ -771,7 +782,7 @@ def test_tool_call_arguments_with_an_escaped_separator_are_sent_masked(
 def test_click_data_is_masked_before_the_plugin_sees_it(
     start_server: ServerFactory, tmp_path: Path
 ) -> None:
-    with start_server(checkpointer=f"sqlite:{tmp_path / 'sessions.db'}") as address:
+    with start_server(storage=f"sqlite:{tmp_path / 'sessions.db'}") as address:
         with RuntimeClient(address, agent="echo") as client:
             client.receive_turn()
             client.send("client.ui.action", actionId="echo.press", data={"card": TYPED[2]})

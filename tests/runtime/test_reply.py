@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from runtime.a2ui import Screen
-from runtime.contracts import CommonState
+from runtime.contract.state import CommonState
 from runtime.reply import reply
 
 SCREEN = Screen(

@@ -37,7 +37,7 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from runtime.client_tools import ClientToolError, call_client_tool, offered
-from runtime.contracts import (
+from runtime.contract.state import (
     CommonState,
     PendingAction,
     ServerEventDict,

@@ -9,11 +9,11 @@ from typing import Annotated, Any, Literal
 from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.policy import RunPolicy
 from runtime.plugins.lost_card import DESCRIPTION, PLUGIN_ID, TITLE
 from runtime.plugins.lost_card.graph import build_graph
 from runtime.plugins.lost_card.state import LostCardState, Step
-from runtime.policy import RunPolicy
 
 
 class _ActionData(BaseModel):

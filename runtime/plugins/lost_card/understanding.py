@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from runtime.contracts import PendingAction
+from runtime.contract.state import PendingAction
 from runtime.plugins.lost_card import PLUGIN_ID
 from runtime.plugins.lost_card.places import locate
 from runtime.plugins.lost_card.state import Step

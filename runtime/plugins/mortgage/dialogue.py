@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runtime.contracts import PendingAction
+from runtime.contract.state import PendingAction
 from runtime.plugins.mortgage.advice import Offer, advise
 from runtime.plugins.mortgage.facts import Facts
 from runtime.plugins.mortgage.parsing import parse_choice, parse_facts, wants_start_over

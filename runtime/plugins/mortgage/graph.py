@@ -14,7 +14,7 @@ from typing import Any, Literal
 from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, plugin_domain, with_plugin_domain
+from runtime.contract.state import CommonState, plugin_domain, with_plugin_domain
 from runtime.plugins.mortgage import PLUGIN_ID
 from runtime.plugins.mortgage.dialogue import Conversation, act, hear
 from runtime.plugins.mortgage.views import present

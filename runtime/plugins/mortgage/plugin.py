@@ -6,12 +6,12 @@ from typing import Any
 
 from langgraph.graph import StateGraph
 
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.policy import RunPolicy
 from runtime.plugins.mortgage import DESCRIPTION, PLUGIN_ID, TITLE
 from runtime.plugins.mortgage.dialogue import GREETING, Conversation
 from runtime.plugins.mortgage.graph import build_graph
 from runtime.plugins.mortgage.products import product_by_id
-from runtime.policy import RunPolicy
 
 
 class MortgagePlugin(PluginBase):

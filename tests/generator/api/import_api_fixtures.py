@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import pytest
 
+from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.extensions import IMPORT_API
-from runtime.layout import PLUGINS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
 from tests.generator.design.fake_bedrock import FakeBedrock, no_aws_configuration
 from tests.generator.plugin_repo import ROOT, runtime_repo

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from generator.render.claim import Claim
-from runtime.client import RuntimeClient
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.testing.client import RuntimeClient
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 from tests.generator.design.fake_bedrock import text_answer
 from tests.generator.plugin_repo import (

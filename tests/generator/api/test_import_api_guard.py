@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from runtime.layout import PLUGINS_FOLDER
-from runtime.server import create_app
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.serving.app import create_app
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server, api_settings
 
 TOKEN = "s3cret-token-for-tests"

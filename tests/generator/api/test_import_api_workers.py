@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
 from tests.generator.api.import_api_fixtures import Server
 from tests.runtime.conftest import FIXTURE_PLUGINS
 

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from runtime.client import RuntimeClient
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.testing.client import RuntimeClient
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER
 from tests.runtime.conftest import runtime_process
 

@@ -10,9 +10,9 @@ import pytest
 from generator.design import DesignOptions, design
 from generator.design.checks import check_design
 from generator.design.facts import agent_facts
-from generator.design.models import SCREEN_NAMES
 from generator.models import Inspection
 from runtime.a2ui import validate_screen
+from runtime.contract.screens import SCREEN_NAMES
 
 OFFLINE = DesignOptions(offline=True)
 

@@ -13,7 +13,7 @@ from plugin_repo import options, runtime_repo
 
 from generator.pipeline.importer import import_agent
 from generator.validate.environment import approved_env_python
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 @pytest.mark.slow

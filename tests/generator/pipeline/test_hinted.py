@@ -15,7 +15,7 @@ from plugin_repo import only_index, options, runtime_repo, tree, wheel
 
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.environment import approved_env_dir, approved_env_python
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture

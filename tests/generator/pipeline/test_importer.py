@@ -28,11 +28,11 @@ from generator.pipeline.importer import ImportResult, ValidationFailed, import_a
 from generator.pipeline.steps import Step
 from generator.render.claim import Claim, ClaimHeld
 from runtime.a2ui import validate_message
-from runtime.client import RuntimeClient
-from runtime.layout import PLUGINS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from generator.render.claim import Claim, ClaimHeld
 from generator.render.screen_files import blob_id
 from generator.render.staging import Staging
 from generator.render.template_repo import replayed_from
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 PLUGIN = ImportedPlugin.plugin_id
 OFFLINE = DesignOptions(offline=True, use_cache=False)

@@ -11,7 +11,7 @@ import pytest
 from plugin_repo import agent_repo, commit_all, echo_agent, git, options, pyproject, runtime_repo
 
 from generator.pipeline.importer import import_agent
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "agents" / "root_library_example"
 

@@ -13,7 +13,7 @@ from plugin_repo import ROOT, agent_repo, commit_all, echo_agent, git, options, 
 from generator.errors import AgentImportError
 from generator.pipeline.importer import import_agent
 from generator.render.template import find_template, read_answers
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture

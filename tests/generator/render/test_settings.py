@@ -13,8 +13,8 @@ from plugin_repo import agent_repo, echo_agent, options, runtime_repo, write_fil
 from generator.models import Inspection
 from generator.pipeline.importer import import_agent
 from generator.render.settings import Unset, plugin_settings
-from runtime.adapters.agent import AgentSpec
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.agent import AgentSpec
+from runtime.contract.layout import PLUGINS_FOLDER
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 

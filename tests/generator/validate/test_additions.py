@@ -25,8 +25,8 @@ from generator.validate.additions import added_sites, planned_additions
 from generator.validate.environment import approved_env_python, install_approved
 from generator.validate.plugin import validate
 from generator.validate.prefill import Prefill
+from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.isolated.envs import find_uv
-from runtime.layout import PLUGINS_FOLDER
 
 #: An installed distribution of the runtime's, which a test's local index offers again.
 INSTALLED = "packaging"

@@ -17,9 +17,9 @@ import pytest
 from generator.cli import main
 from generator.validate import confinement
 from runtime import sandbox
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from tests.generator.api.import_api_fixtures import api_settings
 from tests.generator.plugin_repo import commit_all, git, runtime_repo, tree
 from tests.hostile import ATTEMPTS, Hostile, hostile, outcomes

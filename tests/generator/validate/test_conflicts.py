@@ -12,7 +12,7 @@ from generator.errors import AgentImportError
 from generator.runtime_packages import runtime_requirements
 from generator.validate.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
 from generator.validate.isolation import conflict_reason
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture

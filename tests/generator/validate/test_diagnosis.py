@@ -16,7 +16,7 @@ from generator.validate.diagnosis import Diagnosed, Diagnosis, diagnose, left_fo
 from generator.validate.plugin import Report, validate
 from generator.validate.python_version import newer_python
 from generator.validate.smoke import CheckResult
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 def one_node_agent(package: str, body: str, *, header: str = "") -> dict[str, str]:

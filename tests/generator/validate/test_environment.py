@@ -21,7 +21,7 @@ from generator.validate.environment import (
     install_approved,
     requirement_for_module,
 )
-from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
+from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
 
 def dep(spec: str, origin: str = "pyproject.toml") -> Dependency:

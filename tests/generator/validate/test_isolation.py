@@ -35,8 +35,8 @@ from generator.pipeline.update import UpdateOptions, update_plugin
 from generator.validate.conflicts import RequirementsConflict, check_conflicts
 from generator.validate.isolation import conflict_reason
 from generator.validate.lock import pinned
-from runtime.adapters.agent import load_agent_spec
-from runtime.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.contract.agent import load_agent_spec
+from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
 OLD_PIN = "langgraph>=0.2.57,<0.3"

@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from generator.pipeline.importer import import_agent
 from generator.validate.plugin import validate
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
-from runtime.offline_models import SCRIPTED_REPLY, sample_value, scripted_message
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.testing.offline_models import SCRIPTED_REPLY, sample_value, scripted_message
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def test_sample_values_follow_refs_unions_and_formats() -> None:
 
 def test_outgoing_connections_fail_fast_once_installed() -> None:
     code = (
-        "from runtime import offline_models as offline; offline.install(); import socket\n"
+        "from runtime.testing import offline_models as offline; offline.install(); import socket\n"
         "try:\n    socket.create_connection(('192.0.2.1', 443), timeout=30)\n"
         "except offline.NetworkDisabled as exc:\n    print('refused', exc)\n"
     )

@@ -15,7 +15,7 @@ from plugin_repo import agent_repo, echo_agent, options, runtime_repo
 from generator.pipeline.importer import import_agent
 from generator.validate import warm
 from generator.validate.plugin import validate
-from runtime.layout import PLUGINS_FOLDER
+from runtime.contract.layout import PLUGINS_FOLDER
 
 
 @pytest.fixture(scope="module")

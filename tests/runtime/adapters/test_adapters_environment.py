@@ -10,13 +10,13 @@ import pytest
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from runtime.adapters.agent import AgentSpec
 from runtime.adapters.environment import (
     AUTH_USER_KEY,
     ContextError,
     build_context,
     run_environment,
 )
+from runtime.contract.agent import AgentSpec
 
 
 @dataclass(kw_only=True)

@@ -13,8 +13,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
-from runtime.adapters.agent import AgentFileError, AgentSpec, load_agent_spec
 from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export, server_runtime
+from runtime.contract.agent import AgentFileError, AgentSpec, load_agent_spec
 
 GRAPH = """
 from langchain_core.messages import AIMessage

@@ -16,11 +16,11 @@ import pytest
 
 from generator.pipeline.importer import import_agent
 from runtime.adapters.variables import missing_variable, unset_warning
-from runtime.client import RuntimeClient
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient
 from tests.generator.plugin_repo import (
     agent_repo,
     echo_agent,

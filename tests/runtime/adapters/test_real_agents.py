@@ -24,10 +24,10 @@ import httpx
 import pytest
 
 from generator.pipeline.importer import import_agent
-from runtime.client import RuntimeClient
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER
-from runtime.offline_models import SCRIPTED_REPLY
-from runtime.serving import free_port
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.serving.launch import free_port
+from runtime.testing.client import RuntimeClient
+from runtime.testing.offline_models import SCRIPTED_REPLY
 from tests.generator.plugin_repo import commit_all, git, options, runtime_repo
 from tests.installed import unless_installed
 from tests.runtime.plugins.turns import check_frames
@@ -249,7 +249,7 @@ def test_a_memory_agent_recalls_facts_per_user_across_sessions_and_restarts(
         "--offline-models",
         "--user-header",
         USER_HEADER,
-        "--checkpointer",
+        "--storage",
         f"sqlite:{database}",
     )
     alice, bob = {USER_HEADER: "alice"}, {USER_HEADER: "bob"}

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from generator.pipeline.importer import ImportResult, import_agent
-from runtime.client import RuntimeClient
-from runtime.layout import AGENT_FILE, PLUGINS_FOLDER, SCREENS_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER, SCREENS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient
 from tests.generator.plugin_repo import agent_repo, config, options, runtime_repo
 from tests.runtime.plugins.turns import check_frames
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
 from runtime.isolated.envs import ENVS_DIR_ENV, EnvBuildError, ensure_env, find_uv
-from runtime.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
 from tests.runtime.conftest import FIXTURE_PLUGINS
 
 #: Reused across test runs: building an environment from PyPI takes a while the first time.

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from runtime.contract.layout import SOURCE_FOLDER
 from runtime.isolated.envs import ENVS_DIR_ENV
 from runtime.isolated.process import WORKERS
-from runtime.layout import SOURCE_FOLDER
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
-from tests.runtime.agui.wire import post_run
 from tests.runtime.conftest import FIXTURE_PLUGINS
 from tests.runtime.isolated.conftest import CACHE
 from tests.runtime.scripted_models import location_agent
+from tests.runtime.serving.agui.wire import post_run
 
 ANSWER = "You are at 1.00, 2.00."
 #: A CopilotKit-style agent whose node streams its scripted model itself.

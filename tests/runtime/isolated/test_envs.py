@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from runtime.cli import main
+from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_LOCK
 from runtime.discovery import discover
 from runtime.isolated.envs import (
     ENVS_DIR_ENV,
@@ -23,7 +24,6 @@ from runtime.isolated.envs import (
     in_use,
     interpreter_path,
 )
-from runtime.layout import AGENT_FILE, REQUIREMENTS_LOCK
 from tests.runtime.conftest import FIXTURE_PLUGINS
 
 

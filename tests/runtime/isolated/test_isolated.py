@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from runtime.client import RuntimeClient
 from runtime.isolated.envs import ENVS_DIR_ENV
+from runtime.testing.client import RuntimeClient
 from tests.runtime.conftest import FIXTURE_PLUGINS, runtime_process
 from tests.runtime.isolated.conftest import CACHE, copy_plugin, modern_plugin, pinned_plugin
 from tests.runtime.test_redaction import leaked
@@ -127,7 +127,7 @@ def test_a_conversation_continues_after_a_runtime_restart(
 ) -> None:
     """With SQLite (and PostgreSQL, a slow test): the agent's checkpoint is in the database."""
     serve = ("--plugins-dir", str(plugins), "--offline-models")
-    store = ("--checkpointer", shared_checkpointer)
+    store = ("--storage", shared_checkpointer)
     with (
         runtime_process(*serve, *store) as address,
         RuntimeClient(address, agent="legacy") as client,
@@ -182,7 +182,7 @@ def test_a_card_number_a_langchain_core_0_2_agent_writes_is_masked_everywhere(
     audit = tmp_path / "audit.jsonl"
     serve = ("--plugins-dir", str(plugins), "--offline-models", "--audit-file", str(audit))
     with (
-        runtime_process(*serve, "--checkpointer", f"sqlite:{tmp_path / 'sessions.db'}") as address,
+        runtime_process(*serve, "--storage", f"sqlite:{tmp_path / 'sessions.db'}") as address,
         RuntimeClient(address, agent="vintage") as client,
     ):
         client.receive_turn()

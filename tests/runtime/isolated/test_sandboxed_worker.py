@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from runtime.client import RuntimeClient
+from runtime.contract.layout import AGENT_FILE, SOURCE_FOLDER
 from runtime.isolated.envs import ENVS_DIR_ENV
-from runtime.layout import AGENT_FILE, SOURCE_FOLDER
+from runtime.testing.client import RuntimeClient
 from tests.generator.plugin_repo import tree
 from tests.hostile import INTRUDER, Hostile, hostile, outcomes
 from tests.runtime.conftest import FIXTURE_PLUGINS, runtime_server
@@ -64,7 +64,7 @@ def test_an_isolated_worker_gets_nothing_it_tries(
         "--plugins-dir",
         str(plugins),
         "--offline-models",
-        "--checkpointer",
+        "--storage",
         f"sqlite:{database}",
     )
     with runtime_server(*serve) as (address, runtime):
@@ -91,7 +91,7 @@ def test_served_with_no_sandbox_the_same_worker_gets_in(attacker: Hostile, tmp_p
     plugins, database = tmp_path / "plugins", tmp_path / "sessions.db"
     folder = intruder_plugin(plugins, network=True)
     serve = ("--plugins-dir", str(plugins), "--offline-models", "--no-sandbox")
-    with runtime_server(*serve, "--checkpointer", f"sqlite:{database}") as (address, _):
+    with runtime_server(*serve, "--storage", f"sqlite:{database}") as (address, _):
         targets = attacker.targets(tmp_path, database, plugins=plugins)
         (folder / SOURCE_FOLDER / "targets.json").write_text(json.dumps(targets))
         with RuntimeClient(address, agent="legacy") as client:

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 
-from runtime.audit import AuditLog
-from runtime.context import RuntimeContext
 from runtime.discovery import discover
 from runtime.isolated.envs import ENVS_DIR_ENV
 from runtime.isolated.process import WORKERS
 from runtime.settings import Settings
 from runtime.turns import TextDelta, TurnEngine, TurnRequest, TurnResult
+from runtime.turns.audit import AuditLog
+from runtime.turns.context import RuntimeContext
 from tests.runtime.conftest import FIXTURE_PLUGINS
 from tests.runtime.isolated.conftest import CACHE
 from tests.runtime.turns.conftest import Driver

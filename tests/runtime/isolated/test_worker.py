@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
 
-from runtime import offline_models, redaction
+from runtime import redaction
 from runtime.isolated.process import PROGRAM_DIR
 from runtime.isolated.worker import saver
+from runtime.testing import offline_models
 
 CARD = "4111 1111 1111 1111"
 

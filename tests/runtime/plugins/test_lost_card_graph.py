@@ -15,7 +15,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from runtime.contracts import ServerEventDict, plugin_domain
+from runtime.contract.state import ServerEventDict, plugin_domain
 from runtime.plugins.lost_card.plugin import LostCardPlugin
 from runtime.plugins.lost_card.state import LostCardState
 from tests.runtime.plugins.turns import Turns, data_model, screen_ids, voice

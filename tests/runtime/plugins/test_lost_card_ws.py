@@ -21,11 +21,11 @@ from urllib.request import urlopen
 import pytest
 from websockets.sync.client import connect
 
-from runtime.client import RuntimeClient, Surface
-from runtime.demo import run_demo
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient, Surface
+from runtime.testing.demo import run_demo
 from tests.runtime.plugins.turns import check_frames, voice
 
 AGENT = "lost_card"

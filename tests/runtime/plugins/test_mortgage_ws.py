@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from runtime.client import RuntimeClient, Surface
 from runtime.plugins.mortgage.dialogue import NOT_ON_OFFER, STARTING_AGAIN
-from runtime.server import create_app
-from runtime.serving import serve_in_thread
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
 from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient, Surface
 from tests.runtime.plugins.turns import check_frames, voice
 
 HEADLINE = "my house is worth 400k and I owe 250k, 5 year fix over 25 years"

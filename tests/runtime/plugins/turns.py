@@ -13,8 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from runtime.a2ui import create_surface_message, load_catalog, validate_components, validate_message
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.contracts import ServerEventDict
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import ServerEventDict
 
 
 @cache

@@ -10,11 +10,11 @@ from typing import Any, TypeVar
 
 import pytest
 
-from runtime.audit import AuditLog
-from runtime.context import RuntimeContext
 from runtime.discovery import discover
 from runtime.settings import Settings
 from runtime.turns import EngineEvent, TurnEngine, TurnFinished, TurnRequest, TurnResult
+from runtime.turns.audit import AuditLog
+from runtime.turns.context import RuntimeContext
 
 FIXTURES = Path(__file__).parent.parent / "plugin_fixtures"
 T = TypeVar("T")

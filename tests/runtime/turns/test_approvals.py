@@ -8,9 +8,9 @@ import pytest
 from langgraph.graph import StateGraph
 
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.actions import ActionRejected
-from runtime.contracts import CommonState
-from runtime.plugin import PluginBase
+from runtime.contract.actions import ActionRejected
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState
 from runtime.turns import PendingInterrupt
 from runtime.turns.approvals import (
     Approval,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from runtime.policy import RunPolicy
+from runtime.contract.policy import RunPolicy
 from runtime.turns.limits import TurnGuard
 from runtime.turns.rollback import TurnWrites
 from tests.runtime.turns.conftest import Driver

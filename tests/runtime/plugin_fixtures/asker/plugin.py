@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState, event
 
 PAYEE = {
     "question": "Add Alex Smith as a payee?",

@@ -6,8 +6,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState, event
 
 
 class BoomPlugin(PluginBase):

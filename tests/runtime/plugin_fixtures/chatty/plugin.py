@@ -27,9 +27,9 @@ from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
-from runtime.policy import RunPolicy
+from runtime.contract.plugin import PluginBase
+from runtime.contract.policy import RunPolicy
+from runtime.contract.state import CommonState, event
 from runtime.turns import run_extras
 
 TOKENS_PER_CALL = 15

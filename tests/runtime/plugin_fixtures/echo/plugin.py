@@ -7,8 +7,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, ServerEventDict, event
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState, ServerEventDict, event
 
 from .screen import screen_messages
 

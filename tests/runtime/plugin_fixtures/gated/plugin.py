@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
-from runtime.policy import RunPolicy
+from runtime.contract.plugin import PluginBase
+from runtime.contract.policy import RunPolicy
+from runtime.contract.state import CommonState, event
 
 
 class GatedPlugin(PluginBase):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from runtime.adapters.wrapper import WrapperPlugin
-from runtime.policy import RunPolicy
+from runtime.contract.policy import RunPolicy
 
 from . import DESCRIPTION, PLUGIN_ID, TITLE
 

@@ -12,8 +12,8 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
-from runtime.contracts import CommonState, event
-from runtime.plugin import PluginBase
+from runtime.contract.plugin import PluginBase
+from runtime.contract.state import CommonState, event
 
 FACTS = ("facts",)
 

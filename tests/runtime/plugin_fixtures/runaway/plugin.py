@@ -16,9 +16,9 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from runtime.contracts import CommonState, ServerEventDict, event
-from runtime.plugin import PluginBase
-from runtime.policy import RunPolicy
+from runtime.contract.plugin import PluginBase
+from runtime.contract.policy import RunPolicy
+from runtime.contract.state import CommonState, ServerEventDict, event
 
 #: Every step any session took, in order: a test reads it to see a stopped loop stays stopped.
 STEPS_TAKEN: list[str] = []
