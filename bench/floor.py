@@ -1,9 +1,9 @@
 """The floor: what a turn costs the graph alone, so a server's cost reads as a multiple of it.
 
 The bare graph is the plugin's graph as the runtime compiles it (``discover``), with the
-checkpointer the server is given (``open_persistence`` of the same URL), invoked directly in this
-process: no server, no transport, no worker thread. A server can only add to it; the cores divided
-by its CPU seconds per turn are the most turns a second the machine could serve.
+checkpointer the server is given (``open_persistence`` of the same storage URL), invoked directly
+in this process: no server, no transport, no worker thread. A server can only add to it; the cores
+divided by its CPU seconds per turn are the most turns a second the machine could serve.
 """
 
 from __future__ import annotations
@@ -52,10 +52,11 @@ class BareGraph:
 
 @contextmanager
 def bare_graph(
-    agent: str, plugins_dir: Path | None, text: str, checkpointer: str = MEMORY
+    agent: str, plugins_dir: Path | None, text: str, storage: str = MEMORY
 ) -> Iterator[BareGraph]:
-    """``agent``'s graph over the ``checkpointer`` URL, answering ``text`` every turn."""
-    with open_persistence(backend(checkpointer)) as persistence:
+    """``agent``'s graph over the ``storage`` URL's checkpointer, answering ``text`` every
+    turn."""
+    with open_persistence(backend(storage)) as persistence:
         registry = discover(
             plugins_dir, checkpointer=persistence.checkpointer, store=persistence.store
         )

@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--storage",
-        "--storage",  # its older name
+        "--checkpointer",  # its older name
         dest="storage",
         default=next(filter(None, map(os.environ.get, STORAGE_ENVS)), None),
         metavar="URL",

@@ -5,9 +5,10 @@ and its ``/transfer`` wizard, ``generator.api``), so that a runtime not asked fo
 of its code, dependencies, start-up time or attack surface. An extension is one callable,
 ``install(app, settings)`` (``Extension``), that adds routes, state and exception handlers to the
 app ``create_app`` builds, the way a Starlette ``Mount`` adds a sub-application. It is registered
-by name as an entry point of the group ``a2ui_runtime.extensions`` (see ``pyproject.toml``) and
-imported only when ``Settings.extensions`` names it: ``a2ui-runtime serve --import-api`` names
-``import-api``. Nothing in ``runtime/`` imports an extension's code itself.
+by name as an entry point of the group ``a2ui_runtime.extensions`` (agent-import declares
+``import-api`` in the repository's root ``pyproject.toml``) and imported only when
+``Settings.extensions`` names it: ``a2ui-runtime serve --import-api`` names ``import-api``.
+Nothing in ``runtime/`` imports an extension's code itself.
 """
 
 from __future__ import annotations

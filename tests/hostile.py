@@ -26,7 +26,7 @@ import pytest
 INTRUDER = Path(__file__).resolve().parent / "fixtures" / "agents" / "intruder"
 #: What the intruder says it tried, at import and on a turn (curl's only where it is installed).
 ATTEMPTS = (
-    "env:GITHUB_TOKEN", "env:DATABASE_URL", "env:A2UI_ADMIN_TOKEN", "env:A2UI_CHECKPOINTER",
+    "env:GITHUB_TOKEN", "env:DATABASE_URL", "env:A2UI_ADMIN_TOKEN", "env:A2UI_STORAGE",
     "proc:given", "proc:any", "write:home", "write:repo", "write:plugins", "connect:socket",
     "connect:_socket", "remount", "namespace",
 )  # fmt: skip
@@ -118,7 +118,7 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Hostile
         "GITHUB_TOKEN": secret,
         "DATABASE_URL": f"postgresql://app:{secret}@db.example/app",
         "A2UI_ADMIN_TOKEN": secret,
-        "A2UI_CHECKPOINTER": f"postgresql://runtime:{secret}@127.0.0.1/sessions",
+        "A2UI_STORAGE": f"postgresql://runtime:{secret}@127.0.0.1/sessions",
     }
     home = tmp_path / "home"
     home.mkdir()

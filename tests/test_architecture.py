@@ -3,7 +3,8 @@
 * inside ``runtime/``, a module imports only from its own layer or the layers below it;
 * nothing under ``runtime/`` imports the generator (the runtime installs without it);
 * a name the plugin contract declares (``runtime/contract/``) is imported from the module that
-  declares it, never through another module, and declared nowhere else.
+  declares it, never through another module, and declared nowhere else;
+* LangGraph's private modules are imported in one module, ``runtime/turns/_langgraph.py``.
 
 Each rule is a function over parsed files, so each is also tried on code that breaks it.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Where the rules are checked: the two halves, the benches, the tests, the template.
+#: Where the contract rule is checked: the two halves, the benches, the tests.
 CHECKED = ("runtime", "generator", "bench", "tests")
 CONTRACT = "runtime.contract"
 
@@ -143,6 +144,21 @@ def generator_imports(found: Iterable[tuple[str, Import]]) -> list[str]:
     ]
 
 
+#: The one module that imports LangGraph's private names.
+LANGGRAPH_ADAPTER = "runtime.turns._langgraph"
+
+
+def private_langgraph_imports(found: Iterable[tuple[str, Import]]) -> list[str]:
+    """Imports of a private LangGraph module (a ``_`` part) outside ``LANGGRAPH_ADAPTER``."""
+    return [
+        f"{imported.where}: {imported.module}"
+        for module, imported in found
+        if module != LANGGRAPH_ADAPTER
+        and imported.module.split(".")[0] == "langgraph"
+        and any(part.startswith("_") for part in imported.module.split("."))
+    ]
+
+
 def contract_declarations() -> dict[str, str]:
     """Each public top-level name the contract declares -> the module declaring it."""
     declared: dict[str, str] = {}
@@ -199,6 +215,10 @@ def test_nothing_under_runtime_imports_the_generator() -> None:
     assert generator_imports(all_imports("runtime")) == []
 
 
+def test_langgraphs_private_modules_are_imported_in_one_module() -> None:
+    assert private_langgraph_imports(all_imports("runtime", "generator", "bench")) == []
+
+
 def test_contract_names_are_imported_from_the_module_that_declares_them() -> None:
     declared = contract_declarations()
     assert {"PluginBase", "CommonState", "SCREEN_NAMES", "PLUGINS_FOLDER"} <= declared.keys()
@@ -247,6 +267,15 @@ def test_a_downward_import_is_not_flagged() -> None:
 )
 def test_a_generator_import_is_found(source: str) -> None:
     assert len(generator_imports(_parsed("runtime.cli", source))) == 1
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["from langgraph._internal._constants import NS_SEP\n", "import langgraph.pregel._loop\n"],
+)
+def test_a_private_langgraph_import_elsewhere_is_found(source: str) -> None:
+    assert len(private_langgraph_imports(_parsed("runtime.turns.engine", source))) == 1
+    assert private_langgraph_imports(_parsed(LANGGRAPH_ADAPTER, source)) == []
 
 
 def test_a_contract_name_imported_through_another_module_is_found() -> None:

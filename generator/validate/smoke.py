@@ -7,10 +7,11 @@ as they may on LangGraph's server):
 * ``import``: import the plugin folder the way the runtime discovers it, then build and compile
   its graph (which imports the agent); nothing is patched yet;
 * ``turns`` (if the import passed): with ``runtime.testing.offline_models`` installed, run the first
-  turn and one user message through the compiled graph, as the runtime would, and check what a
-  client would receive: valid A2UI messages and a voice line (a turn the agent ends on an
-  ``interrupt()``: the approval screen the runtime draws for it), and no agent error swallowed by
-  an error screen.
+  turn and one user message through the runtime's turn engine (``runtime.turns``: card numbers
+  masked, the plugin's run policy, a failed turn rolled back; in-memory storage), and check what
+  a client would receive: valid A2UI messages and a voice line (a turn the agent ends on an
+  ``interrupt()``: the approval screen the engine draws for it), no failed turn, and no agent
+  error swallowed by an error screen.
 
 The results are written as a JSON list to ``OUT`` (the agent may print to stdout). A process of
 their own keeps the agent's imports, patches and ``sys.path`` changes out of the caller; one
@@ -21,9 +22,11 @@ interpreter that has paid already).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -36,6 +39,8 @@ CheckName = Literal["import", "turns"]
 
 #: What the smoke test says on its one user turn.
 SAMPLE_MESSAGE = "Hello! What can you help me with?"
+#: The smoke test's session (its thread id).
+SESSION_ID = "smoke"
 #: How the names of credentials end (and any name holding ``API_KEY``): these get dummy values.
 CREDENTIAL_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
@@ -137,33 +142,55 @@ def _import(folder: Path) -> tuple[str, list[str]]:
 
 
 def _turns(folder: Path, errors: _ErrorLog) -> tuple[str, list[str]]:
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.store.memory import InMemoryStore
-
-    from runtime.storage.plugin_store import PluginStore
     from runtime.testing import offline_models as offline
-    from runtime.turns.approvals import approval_events
-    from runtime.turns.events import pending
 
     offline.install()
     plugin = _load(folder)
     if setting := _setting_to_review(plugin):
         raise _Failed(f"{NOT_TRIED}{setting}")
-    # Compiled as the runtime compiles it: agents that keep memories find a store.
-    store = PluginStore(InMemoryStore(), plugin.plugin_id)
-    graph = plugin.build_graph().compile(checkpointer=InMemorySaver(), store=store)
-    config: dict[str, Any] = {"configurable": {"thread_id": "smoke"}}
     transcript: list[str] = []
-    first = {**plugin.create_initial_state(), "outbox": None}
-    for label, update in (
-        ("first turn", first),
-        (f"message {SAMPLE_MESSAGE!r}", {"transcript": SAMPLE_MESSAGE, "pendingAction": None}),
-    ):
-        state = graph.invoke({**update, "outbox": None}, config)
-        # An interrupt ends the turn on the approval screen the turn engine draws for it.
-        waiting = approval_events(plugin.plugin_id, pending(state.get("__interrupt__") or ()))
-        transcript += _check_outbox(label, [*(state.get("outbox") or []), *waiting], errors)
+    for label, result, logged in asyncio.run(_converse(plugin, errors)):
+        if result.error is not None and logged:
+            raise logged[-1]  # what the engine logged: the agent's own exception
+        if result.error is not None:
+            raise _Failed(f"{label}: {result.error.code}: {result.error.message}")
+        transcript += _check_outbox(label, result.outbox, logged)
     return "the first turn and one message ran offline", transcript
+
+
+async def _converse(plugin: Any, errors: _ErrorLog) -> list[tuple[str, Any, list[BaseException]]]:
+    """The first turn and one message, through the turn engine as the runtime runs them (masking,
+    run policy, rollback, the approval screen of an interrupt), over in-memory storage, with the
+    audit in this check's scratch folder; each with the exceptions logged while it ran."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from runtime.discovery import Registry
+    from runtime.settings import Settings
+    from runtime.turns import TurnEngine, TurnRequest
+    from runtime.turns.audit import AuditLog
+    from runtime.turns.context import RuntimeContext
+
+    scratch = Path(tempfile.mkdtemp(prefix="agent-import-smoke-"))
+    registry = Registry({plugin.plugin_id: plugin}, {}, InMemorySaver(), InMemoryStore())
+    context = RuntimeContext(Settings(), registry, AuditLog(scratch / "audit.jsonl"), [])
+    engine = await TurnEngine.create(context, plugin, SESSION_ID)
+    results = []
+    async with engine.lock:
+        await engine.open()
+        for label, request in (
+            ("first turn", engine.start(mode="voice")),
+            (f"message {SAMPLE_MESSAGE!r}", TurnRequest.say(SAMPLE_MESSAGE, mode="voice")),
+        ):
+            already = len(errors.exceptions)
+            result = await engine.run(request)
+            context.record_audit(SESSION_ID, plugin.plugin_id, _audit(result.outbox))
+            results.append((label, result, errors.exceptions[already:]))
+    return results
+
+
+def _audit(outbox: Sequence[Mapping[str, Any]]) -> list[Any]:
+    return [item for item in outbox if item["type"] == "server.audit.event"]
 
 
 def _setting_to_review(plugin: Any) -> str | None:
@@ -177,7 +204,9 @@ def _setting_to_review(plugin: Any) -> str | None:
     return next((need for need in plugin.unmet_needs() if need.startswith("needs a setting")), None)
 
 
-def _check_outbox(label: str, outbox: Sequence[Mapping[str, Any]], errors: _ErrorLog) -> list[str]:
+def _check_outbox(
+    label: str, outbox: Sequence[Mapping[str, Any]], logged: Sequence[BaseException]
+) -> list[str]:
     """The lines a client would hear or read; ``_Failed`` if the turn is not servable."""
     from runtime.a2ui import validate_message
 
@@ -190,7 +219,7 @@ def _check_outbox(label: str, outbox: Sequence[Mapping[str, Any]], errors: _Erro
     for message in patches:
         if issues := validate_message(message):
             raise _Failed(f"{label}: invalid A2UI message: {issues[0]}")
-    if errors.exceptions:
+    if logged:
         raise _Failed(f"{label}: the plugin logged an error")
     kinds = {"server.voice.say": "voice", "server.transcript.final": "text"}
     return [

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
 from langgraph.types import Command, StateSnapshot
 
@@ -21,6 +20,7 @@ from runtime.contract.plugin import PluginBase
 from runtime.contract.state import CommonState, Mode, PendingAction, ServerEventDict, event
 from runtime.discovery import Graph
 from runtime.redaction import redact_values
+from runtime.turns._langgraph import CONFIG_KEY_CHECKPOINTER
 from runtime.turns.approvals import approval_events
 from runtime.turns.context import RuntimeContext
 from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending

@@ -20,7 +20,6 @@ from functools import partial
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER, NS_END, NS_SEP
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -36,6 +35,7 @@ from langgraph.checkpoint.base import (
 from runtime.redaction import redact_values
 from runtime.storage.persistence import stores_every_channel
 from runtime.storage.savers import SyncBackedSaver
+from runtime.turns._langgraph import CONFIG_KEY_CHECKPOINTER, NS_END, NS_SEP
 
 Key = tuple[str, str, str]  # thread id, checkpoint namespace, checkpoint id
 Where = tuple[str, str]  # thread id, checkpoint namespace

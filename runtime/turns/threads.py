@@ -24,9 +24,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Final, ParamSpec, TypeVar
 
-import langgraph.pregel._executor as langgraph_executor
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ContextThreadPoolExecutor, get_executor_for_config
+
+from runtime.turns._langgraph import executor as langgraph_executor
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")

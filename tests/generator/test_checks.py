@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -196,20 +197,20 @@ def test_leftovers_name_each_marker_line_and_each_leftover_file(tmp_path: Path) 
 
 
 def test_the_offered_hooks_are_console_scripts_this_repository_runs_too() -> None:
+    """Each offered hook runs a console script of one of the two distributions, which pre-commit
+    installs together from the hook repository's clone (``.`` and ``./runtime``)."""
     offered = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    scripts = set(
-        (ROOT / "pyproject.toml")
-        .read_text()
-        .split("[project.scripts]")[1]
-        .split("[")[0]
-        .replace('"', " ")
-        .split()
-    )
+    scripts = {
+        name
+        for project in (ROOT / "pyproject.toml", ROOT / "runtime" / "pyproject.toml")
+        for name in tomllib.loads(project.read_text())["project"]["scripts"]
+    }
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
     local = {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
     assert [hook["id"] for hook in offered] == list(HOOKS)
     for hook in offered:
         assert hook["entry"] in scripts and hook["language"] == "python"
+        assert hook["additional_dependencies"] == ["./runtime"]
         assert local[hook["id"]]["entry"] == hook["entry"]
 
 

@@ -119,8 +119,8 @@ def postgres_url(postgres_server: str) -> str:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
-def shared_checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A checkpointer URL several processes share: a SQLite file, or a PostgreSQL database."""
+def shared_storage(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A storage URL several processes share: a SQLite file, or a PostgreSQL database."""
     if request.param == "postgres":
         postgres_url: str = request.getfixturevalue("postgres_url")
         return postgres_url

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.cli import main
+from runtime.cli import STORAGE_ENVS, main
 from runtime.testing.demo import run_demo
 
 
@@ -53,6 +53,7 @@ def test_plugins_json_and_the_environment_variable(
     ("argv", "message"),
     [
         (["serve", "--storage", "redis:x"], "storage must be 'memory', 'sqlite:PATH' or"),
+        (["serve", "--checkpointer", "redis:x"], "storage must be"),  # its older name
         (
             ["plugins", "--plugins-dir", "/no/such/dir"],
             "plugins_dir: Path does not point to a directory",
@@ -130,10 +131,16 @@ def test_the_demo_honours_the_log_level() -> None:
     assert "DEBUG   uvicorn.error: > TEXT" in done.stderr  # the server's own frame log
 
 
+@pytest.mark.parametrize("variable", STORAGE_ENVS)  # A2UI_STORAGE, and its older name
 def test_an_unreachable_postgres_is_one_line_without_the_password(
-    plugins_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    plugins_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
 ) -> None:
-    monkeypatch.setenv("A2UI_CHECKPOINTER", "postgresql://app:s3cret@127.0.0.1:1/sessions")
+    for name in STORAGE_ENVS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, "postgresql://app:s3cret@127.0.0.1:1/sessions")
     assert main(["serve", "--port", "0", "--plugins-dir", str(plugins_dir)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(

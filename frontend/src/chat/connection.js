@@ -8,7 +8,7 @@
  * dropped connection is retried a few times.
  */
 
-/** Close codes after which reconnecting cannot help (see runtime/server.py). */
+/** Close codes after which reconnecting cannot help (see runtime/serving/websocket/wire.py). */
 const FINAL_CLOSE_CODES = new Set([4000, 4001, 4002, 1011]);
 const RETRIES = 3;
 const RETRY_DELAY_MS = 1000;

@@ -123,11 +123,11 @@ def test_a_run_past_its_deadline_is_stopped_and_its_worker_killed(
 
 
 def test_a_conversation_continues_after_a_runtime_restart(
-    plugins: Path, shared_checkpointer: str
+    plugins: Path, shared_storage: str
 ) -> None:
     """With SQLite (and PostgreSQL, a slow test): the agent's checkpoint is in the database."""
     serve = ("--plugins-dir", str(plugins), "--offline-models")
-    store = ("--storage", shared_checkpointer)
+    store = ("--storage", shared_storage)
     with (
         runtime_process(*serve, *store) as address,
         RuntimeClient(address, agent="legacy") as client,

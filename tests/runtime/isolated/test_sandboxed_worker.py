@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.usefixtures("sandbox_available", "envs"), pytest.mark.
 
 #: What a worker may never get, network or not.
 CONFINED = (
-    "env:GITHUB_TOKEN", "env:DATABASE_URL", "env:A2UI_ADMIN_TOKEN", "env:A2UI_CHECKPOINTER",
+    "env:GITHUB_TOKEN", "env:DATABASE_URL", "env:A2UI_ADMIN_TOKEN", "env:A2UI_STORAGE",
     "proc:given", "proc:any", "read:database", "write:home", "write:repo", "write:plugins",
     "remount", "namespace",
 )  # fmt: skip

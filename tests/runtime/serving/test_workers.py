@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from runtime.cli import build_parser, main
+from runtime.cli import STORAGE_ENVS, build_parser, main
 from runtime.serving.launch import free_port
 from runtime.serving.workers import available_cores
 from runtime.testing.client import RuntimeClient
@@ -165,11 +165,15 @@ def alive(pid: int) -> bool:
 
 def workers_of(supervisor: int) -> set[int]:
     """The supervisor's workers (its other child is multiprocessing's resource tracker)."""
-    return {
-        pid
-        for pid in children(supervisor)
-        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    }
+    return {pid for pid in children(supervisor) if b"spawn_main" in command_line(pid)}
+
+
+def command_line(pid: int) -> bytes:
+    """The command line of ``pid``; empty once it has ended (it may end while it is read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def serving(client: RuntimeClient, processes: set[int]) -> int:
@@ -187,11 +191,13 @@ def serving(client: RuntimeClient, processes: set[int]) -> int:
 
 
 def open_files(pid: int) -> set[str]:
-    """What the file descriptors of ``pid`` point to (some close while they are read)."""
+    """What the file descriptors of ``pid`` point to (some close while they are read; none once
+    the process has ended)."""
     found = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with suppress(FileNotFoundError):
-            found.add(os.readlink(fd))
+    with suppress(FileNotFoundError, ProcessLookupError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with suppress(FileNotFoundError):
+                found.add(os.readlink(fd))
     return found
 
 
@@ -221,10 +227,10 @@ def sqlite_db(tmp_path: Path) -> str:
 
 
 def test_sessions_are_served_by_both_workers_and_go_on_on_either(
-    plugins_dir: Path, shared_checkpointer: str
+    plugins_dir: Path, shared_storage: str
 ) -> None:
     with (
-        two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_checkpointer) as served,
+        two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_storage) as served,
         ExitStack() as stack,
     ):
         on_a, _ = served.one_on_each(stack, agent="echo")
@@ -238,11 +244,11 @@ def test_sessions_are_served_by_both_workers_and_go_on_on_either(
 
 @pytest.mark.timeout(300)
 def test_two_connections_to_one_session_on_two_workers_take_turns(
-    plugins_dir: Path, shared_checkpointer: str
+    plugins_dir: Path, shared_storage: str
 ) -> None:
     """Each "slow" turn sleeps inside the graph: two turns that overlapped would both read the
     same count and both say the same "turn N" (a lost update)."""
-    with two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_checkpointer) as served:
+    with two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_storage) as served:
         with RuntimeClient(served.address, agent="echo") as opener:
             opener.receive_turn()
         with ExitStack() as stack:
@@ -378,7 +384,8 @@ def test_a_port_already_taken_stops_serve_at_once(sqlite_db: str) -> None:
 def test_memory_sessions_cannot_be_shared_by_workers(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("A2UI_CHECKPOINTER", raising=False)
+    for name in STORAGE_ENVS:
+        monkeypatch.delenv(name, raising=False)
     assert main(["serve", "--workers", "2"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("a2ui-runtime: error: --workers 2 needs sessions every worker sees")

@@ -38,7 +38,7 @@ def run(url: str, scenario: Scenario, session_id: str = "s-1") -> None:
     asyncio.run(main())
 
 
-def test_a_worker_waits_while_another_holds_the_session(shared_checkpointer: str) -> None:
+def test_a_worker_waits_while_another_holds_the_session(shared_storage: str) -> None:
     order: list[str] = []
 
     async def scenario(first: SessionLock, second: SessionLock, _: SessionLock) -> None:
@@ -50,24 +50,24 @@ def test_a_worker_waits_while_another_holds_the_session(shared_checkpointer: str
 
         await asyncio.gather(turn(first, "A"), turn(second, "B"))
 
-    run(shared_checkpointer, scenario)
+    run(shared_storage, scenario)
     assert order in (
         ["A starts", "A ends", "B starts", "B ends"],
         ["B starts", "B ends", "A starts", "A ends"],
     )
 
 
-def test_other_sessions_do_not_wait(shared_checkpointer: str) -> None:
+def test_other_sessions_do_not_wait(shared_storage: str) -> None:
     async def scenario(first: SessionLock, _: SessionLock, __: SessionLock) -> None:
         async with AsyncExitStack() as stack:
-            other = await stack.enter_async_context(open_locks(backend(shared_checkpointer)))
+            other = await stack.enter_async_context(open_locks(backend(shared_storage)))
             async with first, SessionLock("s-2", other):
                 assert first.locked()
 
-    run(shared_checkpointer, scenario)
+    run(shared_storage, scenario)
 
 
-def test_a_waiter_that_gives_up_leaves_the_session_free(shared_checkpointer: str) -> None:
+def test_a_waiter_that_gives_up_leaves_the_session_free(shared_storage: str) -> None:
     async def scenario(first: SessionLock, second: SessionLock, third: SessionLock) -> None:
         async with first:
             waiting = asyncio.ensure_future(second.__aenter__())
@@ -80,7 +80,7 @@ def test_a_waiter_that_gives_up_leaves_the_session_free(shared_checkpointer: str
         async with third:  # neither the cancelled waiter nor the first worker holds it now
             assert third.locked()
 
-    run(shared_checkpointer, scenario)
+    run(shared_storage, scenario)
 
 
 @pytest.mark.parametrize("session_id", ["s-1", "..", "../../etc/passwd"])

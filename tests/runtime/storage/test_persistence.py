@@ -1,4 +1,4 @@
-"""The checkpointer and store each ``--checkpointer`` URL opens, on the real backends."""
+"""The checkpointer and store each ``--storage`` URL opens, on the real backends."""
 
 from __future__ import annotations
 
