@@ -1,9 +1,8 @@
 """The turn engine: one session's turns, run the same way for every transport.
 
 A transport (the WebSocket ``runtime.serving.websocket.session``, an AG-UI endpoint, ...) only
-parses what its client
-sends and writes what the engine gives back; running the plugin's graph, its interrupts and its
-events live here.
+parses what its client sends and writes what the engine gives back; running the plugin's graph,
+its interrupts and its events live here, and so does what the customer's answers mean.
 
 Driving a session::
 
@@ -21,7 +20,12 @@ Driving a session::
 ``TurnRequest`` is what starts a turn: ``update`` (a state update: ``TurnRequest.say(text)``,
 ``TurnRequest.click(pending_action)``, ``engine.start()`` for a new session), or ``resume``
 (``TurnRequest.answer({interrupt_id: value})``), plus the client's ``mode`` and ``device`` and
-``extras``.
+``extras``. A transport that has the customer's words or a button press, while the session may
+wait on a question, asks the engine which turn they mean: ``engine.hear(text, waiting)`` (the
+answer, a new turn, or ``None``: send ``engine.ask_again(waiting)``), ``engine.press(action_id,
+data, waiting)`` (the answer, or a click; ``ActionRejected`` before anything runs), and
+``engine.answer(pending, payload, where)`` for a resume payload; ``engine.redraw(state,
+waiting)`` is the session as it stands, for a client that comes back.
 
 ``RunExtras`` (``user_id``, ``client_tools``, ``context``) is the typed place for what a transport
 adds to one run; it travels in ``config["configurable"]`` and nodes read it with

@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from runtime.a2ui import Screen, screen_events
+from runtime.a2ui import ActionEvent, Screen, screen_events
 from runtime.a2ui.validate import MAX_VOICE_WORDS
-from runtime.contract.actions import resolve_action
+from runtime.contract.actions import ActionRejected, resolve_action
 from runtime.contract.plugin import PluginBase
 from runtime.contract.state import PendingAction, ServerEventDict, event
 from runtime.turns.events import PendingInterrupt, is_client_tool_call
@@ -294,7 +294,7 @@ def _buttons(
     return out
 
 
-class BadAnswer(ValueError):
+class BadAnswer(ActionRejected):
     """A click on an approval button that cannot be an answer (the message says why)."""
 
 
@@ -355,3 +355,45 @@ def answer_words(interrupts: Sequence[PendingInterrupt], text: str) -> dict[str,
     questions = _questions(interrupts)
     chosen = Approval.of(questions[0].value).chosen(text) if questions else None
     return None if chosen is None else {questions[0].id: chosen.value}
+
+
+def answer_payload(
+    plugin: PluginBase,
+    pending: PendingInterrupt,
+    payload: Any,
+    where: str,
+) -> Any:
+    """The value a resume payload answers ``pending`` with: ``True`` for none (an approval); a
+    button press, the click it means when the question lists the button (``answeredBy``); words,
+    one of the options' values as it is, else what they mean as a message's (``answer_words``);
+    a yes or no as it is; anything else as it is, but for a question answered by the plugin's own
+    buttons, which takes only those. ``ActionRejected`` naming ``where`` otherwise, so the
+    question still waits."""
+    if isinstance(payload, ActionEvent):
+        answer = pressed(plugin, pending, payload.name, payload.context)
+        if answer is None:
+            raise ActionRejected(f"{payload.name} does not answer interrupt {pending.id}")
+        return answer
+    if isinstance(payload, str) and not is_client_tool_call(pending):
+        return _words_answer(pending, payload, where)
+    if payload is None:
+        return True
+    buttons = Approval.of(pending.value).answered_by
+    if buttons and not isinstance(payload, bool):
+        raise ActionRejected(
+            f"{where}: interrupt {pending.id} is answered by true, false or a press of "
+            f"{' or '.join(buttons)}"
+        )
+    return payload
+
+
+def _words_answer(pending: PendingInterrupt, words: str, where: str) -> Any:
+    approval = Approval.of(pending.value)
+    if any(option.value == words for option in approval.options):
+        return words
+    answer = answer_words([pending], words)
+    if answer is None:
+        raise ActionRejected(
+            f"{where} does not answer interrupt {pending.id}: {approval.how_to_answer()}"
+        )
+    return answer[pending.id]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -16,16 +16,24 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
 from langgraph.types import Command, StateSnapshot
 
+from runtime.contract.actions import resolve_action
 from runtime.contract.plugin import PluginBase
 from runtime.contract.state import CommonState, Mode, PendingAction, ServerEventDict, event
 from runtime.discovery import Graph
 from runtime.redaction import redact_values
 from runtime.turns._langgraph import CONFIG_KEY_CHECKPOINTER
-from runtime.turns.approvals import approval_events
+from runtime.turns.approvals import (
+    answer_click,
+    answer_payload,
+    answer_words,
+    approval_events,
+    asks_again,
+)
 from runtime.turns.context import RuntimeContext
 from runtime.turns.events import EngineEvent, PendingInterrupt, Translator, TurnFinished, pending
 from runtime.turns.limits import ErrorCode, TurnGuard, TurnStopped
 from runtime.turns.observability import run_config
+from runtime.turns.outbox import resume_events
 from runtime.turns.rollback import TurnWrites
 from runtime.turns.runs import Run, RunEnd, in_thread, on_event_loop
 
@@ -201,6 +209,51 @@ class TurnEngine:
     def start(self, **options: Any) -> TurnRequest:
         """The first turn of a new session: the plugin's initial state, an empty transcript."""
         return TurnRequest(dict(self.plugin.create_initial_state()), **options)
+
+    # What the customer's answers mean: every transport asks here, so words, a button or a
+    # resume payload answer a pending question the same way whichever carried them.
+
+    def hear(
+        self, text: str, waiting: Sequence[PendingInterrupt], **options: Any
+    ) -> TurnRequest | None:
+        """The turn the customer's words ask for while ``waiting``: the answer to the pending
+        question, a new turn, or ``None`` when they answer nothing of a question the runtime
+        asked (it is asked again: ``ask_again``)."""
+        resume = answer_words(waiting, text)
+        if resume is not None:
+            return TurnRequest.answer(resume, **options)
+        return None if asks_again(waiting) else TurnRequest.say(text, **options)
+
+    def press(
+        self,
+        action_id: str,
+        data: Mapping[str, Any],
+        waiting: Sequence[PendingInterrupt],
+        **options: Any,
+    ) -> TurnRequest:
+        """The turn a button press asks for: the answer to the pending question the button
+        belongs to, else a click of one of the plugin's actions. ``ActionRejected`` (or its
+        ``BadAnswer``) when it is neither, before anything runs."""
+        resume = answer_click(self.plugin, waiting, action_id, data)
+        if resume is not None:
+            return TurnRequest.answer(resume, **options)
+        return TurnRequest.click(resolve_action(self.plugin, action_id, dict(data)), **options)
+
+    def answer(self, pending: PendingInterrupt, payload: Any, where: str) -> Any:
+        """The value a resume payload gives ``pending``: a button press (``ActionEvent``), words,
+        a yes or no, nothing, or a raw value (``approvals.answer_payload``); ``where`` names the
+        payload in the client's request, for a refusal."""
+        return answer_payload(self.plugin, pending, payload, where)
+
+    def redraw(
+        self, values: Mapping[str, Any], waiting: Sequence[PendingInterrupt]
+    ) -> list[ServerEventDict]:
+        """The session as it stands: the screens it keeps, then the question it waits on."""
+        return [*resume_events(values.get("ui")), *self.ask_again(waiting)]
+
+    def ask_again(self, waiting: Sequence[PendingInterrupt]) -> list[ServerEventDict]:
+        """The pending question, drawn and said again (words that answered nothing)."""
+        return approval_events(self.plugin.plugin_id, waiting)
 
     async def pending(self) -> tuple[PendingInterrupt, ...]:
         """The interrupts the session waits on now."""

@@ -40,9 +40,8 @@ from runtime.turns import (
     TurnResult,
     UnknownInterrupt,
 )
-from runtime.turns.approvals import BadAnswer, approval_events
 from runtime.turns.context import RuntimeContext
-from runtime.turns.outbox import prepare, resume_events
+from runtime.turns.outbox import prepare
 
 logger = logging.getLogger(__name__)
 
@@ -104,14 +103,13 @@ async def run_events(
             return
         try:
             request = plan(engine, opening, run)
-        except (ActionRejected, BadAnswer) as exc:  # refused before anything runs
+        except ActionRejected as exc:  # refused before anything runs
             for item in events.failed("action_rejected", str(exc)):
                 yield item
             return
         if request is None:  # nothing new: redraw the session as it is, and what it waits on
             state, waiting = opening.state, opening.interrupts
-            redraw = [*resume_events(state.get("ui")), *approval_events(plugin.plugin_id, waiting)]
-            delivery = prepare(redraw, mode=mode, surfaces=frozenset())
+            delivery = prepare(engine.redraw(state, waiting), mode=mode, surfaces=frozenset())
             model = data_model(state.get("ui"), plugin.plugin_id)
             for item in events.finished(delivery, model, waiting):
                 yield item

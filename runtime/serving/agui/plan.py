@@ -40,11 +40,9 @@ from pydantic import ValidationError
 
 from runtime.a2ui import ActionEvent
 from runtime.client_tools import ClientToolAnswer, client_tool_call
-from runtime.contract.actions import ActionRejected, resolve_action
+from runtime.contract.actions import ActionRejected
 from runtime.contract.state import Mode
 from runtime.turns import Opening, RunExtras, TurnEngine, TurnRequest
-from runtime.turns.approvals import Approval, answer_click, answer_words, asks_again, pressed
-from runtime.turns.events import PendingInterrupt, is_client_tool_call
 
 #: ``forwardedProps`` keys the runtime reads: the delivery mode ("voice" or "text"), the device,
 #: and a button press (an A2UI action).
@@ -88,12 +86,7 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
     if action is not None:
         if not opening.state:
             raise ActionRejected(f"{action.name}: thread {run.thread_id} has no screen to act on")
-        resume = answer_click(engine.plugin, opening.interrupts, action.name, action.context)
-        if resume is not None:
-            return TurnRequest.answer(resume, **options)
-        return TurnRequest.click(
-            resolve_action(engine.plugin, action.name, action.context), **options
-        )
+        return engine.press(action.name, action.context, opening.interrupts, **options)
     last = run.messages[-1] if run.messages else None
     if isinstance(last, ToolMessage):
         if not (opening.state and engine.plugin.reads_tool_results):
@@ -106,12 +99,7 @@ def plan(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> TurnReques
     if not opening.state:
         start = engine.start(**options)
         return TurnRequest({**start.update, "transcript": said}, **options)
-    if not said:
-        return None
-    resume = answer_words(opening.interrupts, said)
-    if resume is not None:
-        return TurnRequest.answer(resume, **options)
-    return None if asks_again(opening.interrupts) else TurnRequest.say(said, **options)
+    return engine.hear(said, opening.interrupts, **options) if said else None
 
 
 def action_of(run: RunAgentInput) -> ActionEvent | None:
@@ -166,59 +154,22 @@ def trailing(run: RunAgentInput) -> list[ToolMessage]:
 
 
 def resumed(engine: TurnEngine, opening: Opening, run: RunAgentInput) -> dict[str, Any]:
-    """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload (``True``, an
-    approval, when it has none; the click, when it is a press of a button the interrupt lists;
-    the answer words give, when it is a string), ``False`` for a cancelled one (as the reject
-    button answers)."""
+    """Interrupt id -> answer, from ``resume``: a resolved interrupt's payload as the engine reads
+    it (``TurnEngine.answer``; a ``{"a2uiAction": ...}`` payload is a button press), ``False``
+    for a cancelled one (as the reject button answers). An id the session does not wait on is
+    passed on as it is: the engine refuses it."""
     answers: dict[str, Any] = {}
     for index, entry in enumerate(run.resume or ()):
         payload = entry.payload if entry.status == "resolved" else False
         pending = next((p for p in opening.interrupts if p.id == entry.interrupt_id), None)
-        if isinstance(payload, dict) and ACTION_PROP in payload and pending is not None:
-            payload = press_answer(engine, pending, payload[ACTION_PROP], index)
-        elif isinstance(payload, str) and pending is not None and not is_client_tool_call(pending):
-            payload = words_answer(pending, payload, index)
-        elif pending is not None and not (payload is None or isinstance(payload, bool)):
-            check_raw_payload(pending, index)
-        answers[entry.interrupt_id] = True if payload is None else payload
+        if pending is None:
+            answers[entry.interrupt_id] = True if payload is None else payload
+            continue
+        where = f"resume[{index}].payload"
+        if isinstance(payload, dict) and ACTION_PROP in payload:
+            payload = parse_action(payload[ACTION_PROP], f"{where}.{ACTION_PROP}")
+        answers[entry.interrupt_id] = engine.answer(pending, payload, where)
     return answers
-
-
-def check_raw_payload(pending: PendingInterrupt, index: int) -> None:
-    """A question answered by the plugin's own buttons takes a yes, a no or a press, never a raw
-    value: the graph trusts its answer to be one of those (a press checked as a click)."""
-    buttons = Approval.of(pending.value).answered_by
-    if buttons:
-        raise ActionRejected(
-            f"resume[{index}].payload: interrupt {pending.id} is answered by true, false or "
-            f"{{{ACTION_PROP!r}: a press of {' or '.join(buttons)}}}"
-        )
-
-
-def words_answer(pending: PendingInterrupt, words: str, index: int) -> Any:
-    """What a string in ``resume[index].payload`` answers ``pending`` with: one of its options'
-    values is that option; other words are read as a message's (``answer_words``), and words that
-    answer nothing (or say both yes and no) are refused, so the question still waits."""
-    approval = Approval.of(pending.value)
-    if any(option.value == words for option in approval.options):
-        return words
-    answer = answer_words([pending], words)
-    if answer is None:
-        raise ActionRejected(
-            f"resume[{index}].payload does not answer interrupt {pending.id}: "
-            f"{approval.how_to_answer()}"
-        )
-    return answer[pending.id]
-
-
-def press_answer(engine: TurnEngine, pending: PendingInterrupt, raw: Any, index: int) -> Any:
-    """The click a press in ``resume[index].payload`` answers ``pending`` with, or
-    ``ActionRejected`` when the interrupt does not list the button."""
-    action = parse_action(raw, f"resume[{index}].payload.{ACTION_PROP}")
-    answer = pressed(engine.plugin, pending, action.name, action.context)
-    if answer is None:
-        raise ActionRejected(f"{action.name} does not answer interrupt {pending.id}")
-    return answer
 
 
 def text_of(message: UserMessage) -> str:

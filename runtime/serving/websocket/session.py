@@ -37,7 +37,7 @@ from typing import Any
 from fastapi import WebSocket
 
 from runtime.client_tools import ClientToolAnswer, ClientToolCall, client_tool_call
-from runtime.contract.actions import ActionRejected, resolve_action
+from runtime.contract.actions import ActionRejected
 from runtime.contract.plugin import PluginBase
 from runtime.contract.state import Mode, ServerEventDict, event
 from runtime.serving.websocket.device_tools import DEVICE_GONE, DeviceTools, UnknownToolCall
@@ -66,15 +66,8 @@ from runtime.turns import (
     TurnRequest,
     UnknownInterrupt,
 )
-from runtime.turns.approvals import (
-    BadAnswer,
-    answer_click,
-    answer_words,
-    approval_events,
-    asks_again,
-)
 from runtime.turns.context import RuntimeContext
-from runtime.turns.outbox import Delivery, prepare, resume_events, thinking, turn_delivery
+from runtime.turns.outbox import Delivery, prepare, thinking, turn_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -177,10 +170,7 @@ class Session:
             await self.turn(engine, TurnRequest.answer(answers, **self._delivery()))
             return
         self.waiting = opening.interrupts
-        events = [
-            *resume_events(values.get("ui")),
-            *approval_events(self.plugin.plugin_id, self.waiting),
-        ]
+        events = engine.redraw(values, self.waiting)
         if events:
             await self.deliver(prepare(events, mode=self.mode, surfaces=self.surfaces))
         else:
@@ -202,30 +192,24 @@ class Session:
         return message
 
     async def handle(self, engine: TurnEngine, message: ClientMessage) -> None:
-        """Answer one client frame: a turn, a mode change, or a ``server.error``."""
+        """Answer one client frame: a turn, the pending question again, a mode change, or a
+        ``server.error``. What words and buttons mean is the engine's to say."""
         payload = message.payload
-        resume = (
-            answer_words(self.waiting, payload.text)
-            if isinstance(payload, TranscriptFinal)
-            else None
-        )
-        if resume is not None:
-            await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
-        elif isinstance(payload, TranscriptFinal) and asks_again(self.waiting):
-            await self.ask_again()
-        elif isinstance(payload, TranscriptFinal):
-            await self.turn(engine, TurnRequest.say(payload.text, **self._delivery()))
+        if isinstance(payload, TranscriptFinal):
+            request = engine.hear(payload.text, self.waiting, **self._delivery())
+            if request is None:
+                await self.ask_again(engine)
+            else:
+                await self.turn(engine, request)
         elif isinstance(payload, UiAction):
             try:
-                resume = answer_click(self.plugin, self.waiting, payload.actionId, payload.data)
-                if resume is not None:
-                    await self.turn(engine, TurnRequest.answer(resume, **self._delivery()))
-                    return
-                action = resolve_action(self.plugin, payload.actionId, payload.data)
-            except (ActionRejected, BadAnswer) as exc:
+                request = engine.press(
+                    payload.actionId, payload.data, self.waiting, **self._delivery()
+                )
+            except ActionRejected as exc:
                 await self.send_error(str(exc), "action_rejected")
                 return
-            await self.turn(engine, TurnRequest.click(action, **self._delivery()))
+            await self.turn(engine, request)
         elif isinstance(payload, ModeUpdate):
             self.mode, self.device = payload.mode, payload.device
 
@@ -273,9 +257,9 @@ class Session:
                     return None  # kept, not delivered: no device is left to answer a tool call
         return calls
 
-    async def ask_again(self) -> None:
+    async def ask_again(self, engine: TurnEngine) -> None:
         """Words that answer no pending question: the approval is asked again, nothing runs."""
-        events = approval_events(self.plugin.plugin_id, self.waiting)
+        events = engine.ask_again(self.waiting)
         await self.send(thinking(True))
         await self.deliver(turn_delivery(events, mode=self.mode, surfaces=self.surfaces))
 

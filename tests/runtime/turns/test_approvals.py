@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from langgraph.graph import StateGraph
 
+from runtime.a2ui import ActionEvent
 from runtime.a2ui.validate import MAX_VOICE_WORDS
 from runtime.contract.actions import ActionRejected
 from runtime.contract.plugin import PluginBase
@@ -17,6 +18,7 @@ from runtime.turns.approvals import (
     BadAnswer,
     Option,
     answer_click,
+    answer_payload,
     answer_words,
     approval_events,
     asks_again,
@@ -217,3 +219,62 @@ def test_a_shown_question_is_answered_by_a_press_of_the_buttons_it_lists() -> No
     assert answer_click(ASKER, [PAYEE], "asker.confirm", {"step": "freeze"}) is None
     with pytest.raises(ActionRejected, match="needs a step"):
         answer_click(ASKER, [own], "asker.confirm", {})
+
+
+HOW = PendingInterrupt(
+    "i-1",
+    {
+        "question": "How shall we tell you?",
+        "options": [{"label": "By email", "value": "email"}, {"label": "By text", "value": "sms"}],
+    },
+)
+
+
+def test_a_string_payload_is_an_options_value_or_words() -> None:
+    def answer(pending: PendingInterrupt, words: str) -> Any:
+        return answer_payload(Asker(), pending, words, "resume[0].payload")
+
+    assert answer(HOW, "email") == "email"  # the option's value, as a frontend sends it
+    assert answer(HOW, "by text please") == "sms"
+    assert answer(PendingInterrupt("i-2", "Go?"), "sure, go ahead") is True
+    approve = PendingInterrupt("i-3", {"question": "Add Ann?", "options": ["approve", "reject"]})
+    assert answer(approve, "nope") == "reject"
+
+
+@pytest.mark.parametrize("words", ["yes", "whatever", ""])
+def test_words_that_answer_nothing_are_refused(words: str) -> None:
+    with pytest.raises(ActionRejected) as refused:
+        answer_payload(Asker(), HOW, words, "resume[2].payload")
+    assert str(refused.value) == (
+        "resume[2].payload does not answer interrupt i-1: Say By email or By text."
+    )
+
+
+def test_a_payload_of_nothing_approves_and_a_yes_or_no_is_taken_as_it_is() -> None:
+    question = PendingInterrupt("i-4", "Go?")
+    assert answer_payload(Asker(), question, None, "p") is True
+    assert answer_payload(Asker(), question, False, "p") is False
+    assert answer_payload(Asker(), question, {"amount": 5}, "p") == {"amount": 5}
+
+
+def test_a_question_answered_by_its_buttons_takes_a_press_of_one_or_a_yes_or_no() -> None:
+    shown = PendingInterrupt(
+        "i-5", {"question": "Go?", "shown": True, "answeredBy": ["asker.confirm"]}
+    )
+    press = ActionEvent(
+        name="asker.confirm",
+        surfaceId="s",
+        sourceComponentId="b",
+        timestamp="t",
+        context={"step": 2},
+    )
+    assert answer_payload(Asker(), shown, press, "p") == {
+        "id": "asker.confirm",
+        "data": {"step": 2},
+    }
+    assert answer_payload(Asker(), shown, True, "p") is True
+    with pytest.raises(ActionRejected, match="p: interrupt i-5 is answered by true, false or"):
+        answer_payload(Asker(), shown, {"step": 2}, "p")
+    other = press.model_copy(update={"name": "asker.other"})
+    with pytest.raises(ActionRejected, match=r"asker\.other does not answer interrupt i-5"):
+        answer_payload(Asker(), shown, other, "p")
