@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.inspect import builders, prebuilts
 from generator.inspect.config import load_config, with_vendored
 from generator.inspect.deps import dependencies
 from generator.inspect.environ import environment_variables
-from generator.inspect.evaluate import Interpreter
+from generator.inspect.evaluate import Handlers, Interpreter
 from generator.inspect.exports import inspect_graph
 from generator.inspect.imports import undeclared
 from generator.inspect.modules import Project
@@ -29,6 +30,14 @@ from generator.inspect.readme import readme_excerpt
 from generator.models import Inspection, Source
 
 __all__ = ["inspect_source"]
+
+#: The calls that build graphs, handed to the interpreter so it imports none of their modules.
+_HANDLERS = Handlers(
+    new_builder=builders.new_builder,
+    builder_method=builders.call_method,
+    new_swarm=prebuilts.new_swarm,
+    new_supervisor=prebuilts.new_supervisor,
+)
 
 
 def inspect_source(
@@ -46,7 +55,7 @@ def inspect_source(
     declared, vendored = dependencies(project, project_config)
     project_config = with_vendored(root, project_config, vendored)  # before any import is read
     project.import_roots = [root / folder for folder in project_config.import_roots]
-    interpreter = Interpreter(project)
+    interpreter = Interpreter(project, _HANDLERS)
     graphs = [inspect_graph(interpreter, spec) for spec in project_config.graphs]
     entry_files = [root / spec.path for spec in project_config.graphs]
     return Inspection(

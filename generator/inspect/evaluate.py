@@ -7,20 +7,21 @@ names stay ``External`` and only the LangGraph ones that build graphs (``StateGr
 ``ToolNode``, ``create_react_agent``...) get meaning. Loops over literal sequences run item by
 item; other loops run their body once and mark what they add as not knowable. Nothing is ever
 imported or executed; work is bounded by a step budget and a call depth so hostile or huge code
-cannot stall an inspection.
+cannot stall an inspection. What ``StateGraph`` methods and library prebuilts add is decided in
+``builders`` and ``prebuilts``, handed in as ``Handlers``: they call back into the interpreter, so
+it imports neither.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from generator.inspect import builders, prebuilts
 from generator.inspect.modules import Module, Project, find_nodes
 from generator.inspect.values import (
     LIBRARY_ROOTS,
@@ -38,7 +39,9 @@ from generator.inspect.values import (
     Mapping,
     Method,
     ModuleRef,
+    Pending,
     Prebuilt,
+    Scope,
     Seq,
     Site,
     ToolNode,
@@ -66,29 +69,6 @@ UNPACKED = "an unpacked value"
 _WRAPPERS = ("partial", "RunnableLambda", "RunnableCallable")
 
 
-@dataclass(frozen=True)
-class Pending:
-    """An import, resolved on first use so unused imports cost nothing."""
-
-    importer: Module
-    module: str
-    name: str | None
-    level: int
-
-
-class Scope:
-    """Names bound in a module, class or function body, with the scope it can see."""
-
-    def __init__(self, module: Module, parent: Scope | None, *, is_class: bool = False) -> None:
-        self.module = module
-        self.parent = parent
-        self.is_class = is_class
-        self.vars: dict[str, Value | Pending] = {}
-        self.sites: dict[str, cst.CSTNode] = {}
-        self.stars: list[Pending] = []
-        self.returns: list[Value] = []
-
-
 @dataclass
 class Args:
     """The arguments of one call, evaluated, with the expressions they came from."""
@@ -110,11 +90,26 @@ class Args:
         return self.keyword_exprs.get(keyword)
 
 
+@dataclass(frozen=True)
+class Handlers:
+    """The calls that build graphs, made by modules that call back into the interpreter."""
+
+    #: ``StateGraph(...)``.
+    new_builder: Callable[[Args, Site], Value]
+    #: ``builder.name(...)`` on a ``StateGraph``.
+    builder_method: Callable[[Interpreter, Builder, str, Args, Site], Value]
+    #: ``create_swarm(...)``.
+    new_swarm: Callable[[Interpreter, Args, Site], Value]
+    #: ``create_supervisor(...)``.
+    new_supervisor: Callable[[Interpreter, Args, Site], Value]
+
+
 class Interpreter:
     """Evaluates the repository's code into ``values``, one inspection at a time."""
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, handlers: Handlers) -> None:
         self.project = project
+        self.handlers = handlers
         self.loops = 0  # > 0 while walking a loop body, also inside functions it calls
         self._scopes: dict[Path, Scope] = {}
         self._steps = 0
@@ -530,7 +525,7 @@ class Interpreter:
             case Class():
                 return self._instantiate(func, args, site)
             case Method(receiver=Builder() as builder):
-                return builders.call_method(self, builder, func.name, args, site)
+                return self.handlers.builder_method(self, builder, func.name, args, site)
             case Method(receiver=Compiled() | Prebuilt() as graph) if func.name in _SAME_GRAPH:
                 return graph
             case Method(receiver=Mapping() as mapping) if mapping.complete:
@@ -541,7 +536,7 @@ class Interpreter:
 
     def _call_external(self, func: External, args: Args, site: Site) -> Value:
         if func.is_("StateGraph"):
-            return builders.new_builder(args, site)
+            return self.handlers.new_builder(args, site)
         if func.is_("ToolNode"):
             return ToolNode(const_str(args.keywords.get("name")) or "tools", site)
         if func.is_("create_react_agent", "create_agent", "create_deep_agent"):
@@ -550,9 +545,9 @@ class Interpreter:
         if func.is_("create_handoff_tool"):
             return HandoffTool(const_str(args.get(0, "agent_name")))
         if func.is_("create_swarm"):
-            return prebuilts.new_swarm(self, args, site)
+            return self.handlers.new_swarm(self, args, site)
         if func.is_("create_supervisor"):
-            return prebuilts.new_supervisor(self, args, site)
+            return self.handlers.new_supervisor(self, args, site)
         if func.is_(*_WRAPPERS) and args.positional:
             return args.positional[0]
         if func.qualname.startswith("builtins."):

@@ -26,13 +26,14 @@ from generator.inspect.values import (
     Function,
     Instance,
     Lambda,
+    Scope,
     Value,
     params_of,
 )
 from generator.models import START, RequiredField, StateField, StateSchema
 
 if TYPE_CHECKING:
-    from generator.inspect.evaluate import Interpreter, Scope
+    from generator.inspect.evaluate import Interpreter
     from generator.inspect.modules import Module
 
 #: How deep first nodes are followed into subgraphs.

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from generator.inspect.values import Class, External
+from generator.inspect.values import Class, External, Scope
 
 if TYPE_CHECKING:
-    from generator.inspect.evaluate import Interpreter, Scope
+    from generator.inspect.evaluate import Interpreter
 
 #: The input value proposed for an ``int`` field: a small number most loops and counts accept.
 SMALL_NUMBER = 3

@@ -16,10 +16,18 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from generator.inspect.values import Class, External, Function, Lambda, node_id, params_of
+from generator.inspect.values import (
+    Class,
+    External,
+    Function,
+    Lambda,
+    Scope,
+    node_id,
+    params_of,
+)
 
 if TYPE_CHECKING:
-    from generator.inspect.evaluate import Interpreter, Scope
+    from generator.inspect.evaluate import Interpreter
 
 _MAX_DEPTH = 8
 

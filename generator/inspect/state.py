@@ -18,11 +18,20 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from generator.inspect.prebuilts import library_state
-from generator.inspect.values import Class, External, Site, TypeExpr, Unknown, Value, describe
+from generator.inspect.values import (
+    Class,
+    External,
+    Scope,
+    Site,
+    TypeExpr,
+    Unknown,
+    Value,
+    describe,
+)
 from generator.models import StateField, StateSchema, StateStyle
 
 if TYPE_CHECKING:
-    from generator.inspect.evaluate import Interpreter, Scope
+    from generator.inspect.evaluate import Interpreter
     from generator.inspect.modules import Module
 
 MESSAGES = StateField(

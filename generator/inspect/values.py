@@ -1,8 +1,9 @@
 """What the interpreter knows about a Python value without running any code.
 
 The inspector walks module and function bodies like a tiny abstract interpreter: every name and
-expression evaluates to one of these values. Anything it cannot follow is an ``Unknown`` that
-carries the reason, so the report can say *why* rather than guess.
+expression evaluates to one of these values, bound in a ``Scope``. Anything it cannot follow is an
+``Unknown`` that carries the reason, so the report can say *why* rather than guess. Scopes live
+here, next to the classes and functions that keep one, so no module needs the interpreter's.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import libcst as cst
 from generator.models import Edge
 
 if TYPE_CHECKING:
-    from generator.inspect.evaluate import Scope
     from generator.inspect.modules import Module
 
 #: Library packages whose names the inspector recognises (``langgraph.graph.StateGraph``, ...).
@@ -80,6 +80,29 @@ class Seq:
 class Mapping:
     items: list[tuple[Value, Value]]
     complete: bool = True
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An import, resolved on first use so unused imports cost nothing."""
+
+    importer: Module
+    module: str
+    name: str | None
+    level: int
+
+
+class Scope:
+    """Names bound in a module, class or function body, with the scope it can see."""
+
+    def __init__(self, module: Module, parent: Scope | None, *, is_class: bool = False) -> None:
+        self.module = module
+        self.parent = parent
+        self.is_class = is_class
+        self.vars: dict[str, Value | Pending] = {}
+        self.sites: dict[str, cst.CSTNode] = {}
+        self.stars: list[Pending] = []
+        self.returns: list[Value] = []
 
 
 @dataclass(eq=False)
