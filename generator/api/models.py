@@ -18,12 +18,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from generator import gitops
 from generator.api.guard import CONTROL_CHARACTERS
+from generator.dependencies.environment import DependencyReport
 from generator.design import Design
 from generator.errors import AgentImportError
 from generator.models import Inspection, Source
 from generator.pipeline.steps import Step
 from generator.validate.diagnosis import Diagnosis
-from generator.validate.environment import DependencyReport
 from generator.validate.plugin import Report
 from runtime.a2ui import ValidationIssue
 from runtime.contract.ids import PLUGIN_ID_PATTERN

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.checks.contract import check
+from generator.dependencies.environment import approved_env_python
 from generator.repository import find_root
-from generator.validate.environment import approved_env_python
 from generator.validate.plugin import validate
 from runtime.contract.ids import is_plugin_folder
 from runtime.contract.layout import PLUGINS_FOLDER

@@ -39,10 +39,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.dependencies.environment import approved_env_python, install_approved
+    from generator.dependencies.isolation import build_env, is_isolated, validate_isolated
     from generator.pipeline.hinted import retry_in_place
     from generator.repository import check_plugin_id, find_root
-    from generator.validate.environment import approved_env_python, install_approved
-    from generator.validate.isolation import build_env, is_isolated, validate_isolated
     from generator.validate.plugin import validate
     from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE
 

@@ -10,21 +10,22 @@ Modules: ``modules`` (files and imports), ``values``/``evaluate`` (the interpret
 (``StateGraph`` calls), ``exports`` (one graph), ``state``, ``nodes``, ``returns``,
 ``structured``, ``strategy``, ``prebuilts`` (library prebuilts' documented shapes),
 ``inputs``/``proposals``/``defaults`` (required context and input fields, with the values
-proposed for them), ``environ`` (variables read), ``deps`` (declared requirements),
-``poetry``, ``local_packages``, ``server_packages``, ``imports`` (undeclared imports), ``readme``.
+proposed for them), ``environ`` (variables read), ``readme``. The declared and undeclared
+requirements are read by ``generator.dependencies`` (``declared``, ``undeclared``), statically
+too.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from generator.dependencies.declared import dependencies
+from generator.dependencies.undeclared import undeclared
 from generator.inspect import builders, prebuilts
 from generator.inspect.config import load_config, with_vendored
-from generator.inspect.deps import dependencies
 from generator.inspect.environ import environment_variables
 from generator.inspect.evaluate import Handlers, Interpreter
 from generator.inspect.exports import inspect_graph
-from generator.inspect.imports import undeclared
 from generator.inspect.modules import Project
 from generator.inspect.readme import readme_excerpt
 from generator.models import Inspection, Source

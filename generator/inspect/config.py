@@ -19,8 +19,7 @@ from typing import Any, Literal
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from generator.errors import AgentImportError
-from generator.inspect.local_packages import (
+from generator.dependencies.local_packages import (
     SRC_LAYOUT,
     linked_folders,
     own_projects,
@@ -28,6 +27,7 @@ from generator.inspect.local_packages import (
     project_name,
     workspace_member,
 )
+from generator.errors import AgentImportError
 from generator.models import Warning_
 from generator.paths import find_module, is_inside, is_searched_folder, relative, within
 from runtime.serving.quotes import excerpt

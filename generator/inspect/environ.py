@@ -14,8 +14,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from generator.dependencies.undeclared import reachable_modules
 from generator.inspect.config import ProjectConfig
-from generator.inspect.imports import reachable_modules
 from generator.inspect.modules import Project, find_nodes
 from generator.models import EnvVar
 from generator.paths import is_inside

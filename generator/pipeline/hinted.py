@@ -20,27 +20,27 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict
 
-from generator.design import Design
-from generator.inspect.local_packages import project_name
-from generator.models import Inspection
-from generator.render.screen_files import screens_of
-from generator.render.template import PluginData, Template, plugin_data, render
-from generator.validate.conflicts import check_conflicts
-from generator.validate.environment import (
+from generator.dependencies.conflicts import check_conflicts
+from generator.dependencies.environment import (
     DependencyReport,
     check_dependencies,
     install_approved,
     read_requirements,
 )
-from generator.validate.hints import DRY_RUN, hinted_requirements, in_dry_run, unapproved
-from generator.validate.isolation import (
+from generator.dependencies.isolation import (
     Decision,
     build_env,
     decide,
     lock_again,
     validate_isolated,
 )
-from generator.validate.lock import write_lock
+from generator.dependencies.local_packages import project_name
+from generator.dependencies.lock import write_lock
+from generator.design import Design
+from generator.models import Inspection
+from generator.render.screen_files import screens_of
+from generator.render.template import PluginData, Template, plugin_data, render
+from generator.validate.hints import DRY_RUN, hinted_requirements, in_dry_run, unapproved
 from generator.validate.plugin import Report, validate
 from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER

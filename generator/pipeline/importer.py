@@ -15,6 +15,22 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
+from generator.dependencies.conflicts import check_conflicts
+from generator.dependencies.environment import (
+    DependencyReport,
+    approved_env_python,
+    check_dependencies,
+)
+from generator.dependencies.index import check_proposals
+from generator.dependencies.isolation import (
+    build_env,
+    decide,
+    find_python_version,
+    validate_isolated,
+)
+from generator.dependencies.lock import with_lock, write_lock
+from generator.dependencies.prefill import Prefill
+from generator.dependencies.python_version import needed_for
 from generator.design import Design, DesignOptions, design, load_design
 from generator.design.bedrock import OnText
 from generator.design.facts import select_graph
@@ -30,25 +46,9 @@ from generator.render.template import PluginData, find_template, plugin_data, re
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
 from generator.validate import warm
-from generator.validate.conflicts import check_conflicts
 from generator.validate.diagnosis import Diagnosed, python_diagnosis
-from generator.validate.environment import (
-    DependencyReport,
-    approved_env_python,
-    check_dependencies,
-)
 from generator.validate.explain import explained
-from generator.validate.index import check_proposals
-from generator.validate.isolation import (
-    build_env,
-    decide,
-    find_python_version,
-    validate_isolated,
-)
-from generator.validate.lock import with_lock, write_lock
 from generator.validate.plugin import UNCONFINED, Report, validate
-from generator.validate.prefill import Prefill
-from generator.validate.python_version import needed_for
 from runtime.contract.agent import EnvironmentSpec
 from runtime.contract.layout import (
     PLUGINS_FOLDER,

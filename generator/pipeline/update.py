@@ -31,6 +31,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
+from generator.dependencies.environment import approved_env_python, check_dependencies
+from generator.dependencies.isolation import refresh, validate_isolated
 from generator.design import Design, DesignOptions, Provenance
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
@@ -66,8 +68,6 @@ from generator.render.template_repo import replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate import warm
-from generator.validate.environment import approved_env_python, check_dependencies
-from generator.validate.isolation import refresh, validate_isolated
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
 from runtime.contract.agent import AgentSpec

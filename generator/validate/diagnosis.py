@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from generator.errors import AgentImportError
-from generator.paths import is_searched_folder
-from generator.validate.environment import read_requirements, requirement_for_module
-from generator.validate.python_version import (
+from generator.dependencies.environment import read_requirements, requirement_for_module
+from generator.dependencies.python_version import (
     PythonNeed,
     interpreter_version,
     minor_version,
     needed_in,
 )
+from generator.errors import AgentImportError
+from generator.paths import is_searched_folder
 from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
 

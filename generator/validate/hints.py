@@ -6,7 +6,7 @@ wikipedia`."): no static reading finds those. A failed validation's messages are
 hints; each names a requirement that is proposed like an undeclared import (``proposed_for``
 quotes the hint), approved with ``--approve-deps`` and then installed before one more
 validation. A name of the repository's own projects is never proposed, nor LangGraph's server
-(``generator/inspect/server_packages.py``).
+(``generator/dependencies/server_packages.py``).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from generator.inspect.distributions import HINT_ORIGIN, pip_install_specs
-from generator.inspect.server_packages import is_server_package
+from generator.dependencies.distributions import HINT_ORIGIN, pip_install_specs
+from generator.dependencies.isolation import is_isolated
+from generator.dependencies.server_packages import is_server_package
 from generator.models import Dependency
 from generator.validate.diagnosis import APPROVE_AGAIN
-from generator.validate.isolation import is_isolated
 from generator.validate.plugin import MissingDependency, Report
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 

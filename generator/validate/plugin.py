@@ -21,9 +21,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.dependencies.additions import added_sites
+from generator.dependencies.environment import read_requirements, requirement_for_module
 from generator.errors import AgentImportError
 from generator.validate import confinement, warm
-from generator.validate.additions import added_sites
 from generator.validate.confined import check_env, check_spec
 from generator.validate.diagnosis import (
     Diagnosis,
@@ -32,7 +33,6 @@ from generator.validate.diagnosis import (
     own_module_file,
     own_module_fix,
 )
-from generator.validate.environment import read_requirements, requirement_for_module
 from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
 from runtime import sandbox

@@ -11,8 +11,8 @@ import pytest
 from fixture_agents import fixture_repo
 from plugin_repo import options, runtime_repo
 
+from generator.dependencies.environment import approved_env_python
 from generator.pipeline.importer import import_agent
-from generator.validate.environment import approved_env_python
 from runtime.contract.layout import PLUGINS_FOLDER
 
 

@@ -13,8 +13,8 @@ import yaml
 from fixture_agents import fixture_repo
 from plugin_repo import only_index, options, runtime_repo, tree, wheel
 
+from generator.dependencies.environment import approved_env_dir, approved_env_python
 from generator.pipeline.importer import ValidationFailed, import_agent
-from generator.validate.environment import approved_env_dir, approved_env_python
 from runtime.contract.layout import PLUGINS_FOLDER
 
 

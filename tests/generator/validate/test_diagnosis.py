@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from plugin_repo import agent_repo, config, options, pyproject, runtime_repo, write_files
 
+from generator.dependencies.python_version import newer_python
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ValidationFailed, import_agent
 from generator.validate.diagnosis import Diagnosed, Diagnosis, diagnose, left_for_review
 from generator.validate.plugin import Report, validate
-from generator.validate.python_version import newer_python
 from generator.validate.smoke import CheckResult
 from runtime.contract.layout import PLUGINS_FOLDER
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from plugin_repo import write_files
 
-from generator.inspect.distributions import HINT_ORIGIN
+from generator.dependencies.distributions import HINT_ORIGIN
 from generator.validate.diagnosis import diagnose
 from generator.validate.hints import hinted_requirements, in_dry_run, unapproved
 from generator.validate.plugin import UNCONFINED, MissingDependency, Report

@@ -15,9 +15,9 @@ NAMES = {value for key, value in vars(layout).items() if key.isupper() and isins
 #: (what the inspector reads), a scratch file pip is given, the CLI's argument, and the
 #: template's question ``screens`` (a key of the recorded answers).
 OTHER_MEANINGS = {
-    ("generator/inspect/deps.py", "requirements.txt"),
-    ("generator/validate/conflicts.py", "requirements.txt"),
-    ("generator/inspect/local_packages.py", "src"),
+    ("generator/dependencies/declared.py", "requirements.txt"),
+    ("generator/dependencies/conflicts.py", "requirements.txt"),
+    ("generator/dependencies/local_packages.py", "src"),
     ("generator/cli/options.py", "src"),
     ("generator/checks/contract.py", "screens"),
     ("generator/pipeline/update.py", "screens"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from packaging.requirements import Requirement
 
-from generator.inspect.poetry import Local, Untranslatable, translate
+from generator.dependencies.poetry import Local, Untranslatable, translate
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from generator.dependencies.conflicts import RESOLVE_TIMEOUT_S, explanation
+from generator.dependencies.environment import DependencyReport
 from generator.errors import AgentImportError
-from generator.validate.conflicts import RESOLVE_TIMEOUT_S, explanation
-from generator.validate.environment import DependencyReport
 from generator.validate.processes import run_tree
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv

@@ -19,12 +19,12 @@ from plugin_repo import (
     wheel,
 )
 
+from generator.dependencies.additions import added_sites, planned_additions
+from generator.dependencies.environment import approved_env_python, install_approved
+from generator.dependencies.prefill import Prefill
 from generator.pipeline.importer import import_agent
 from generator.validate import warm
-from generator.validate.additions import added_sites, planned_additions
-from generator.validate.environment import approved_env_python, install_approved
 from generator.validate.plugin import validate
-from generator.validate.prefill import Prefill
 from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.isolated.envs import find_uv
 

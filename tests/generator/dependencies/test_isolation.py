@@ -27,14 +27,14 @@ from plugin_repo import (
 )
 
 from generator.cli.import_ import summary
+from generator.dependencies.conflicts import RequirementsConflict, check_conflicts
+from generator.dependencies.isolation import conflict_reason
+from generator.dependencies.lock import pinned
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportResult, import_agent
 from generator.pipeline.steps import Step
 from generator.pipeline.update import UpdateOptions, update_plugin
-from generator.validate.conflicts import RequirementsConflict, check_conflicts
-from generator.validate.isolation import conflict_reason
-from generator.validate.lock import pinned
 from runtime.contract.agent import load_agent_spec
 from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 

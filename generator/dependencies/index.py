@@ -32,7 +32,7 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 
-from generator.inspect.distributions import USUAL_NAME
+from generator.dependencies.distributions import USUAL_NAME
 from generator.models import Dependency
 
 DEFAULT_INDEX = "https://pypi.org/simple"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from plugin_repo import only_index, wheel
 
+from generator.dependencies.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
+from generator.dependencies.isolation import conflict_reason
+from generator.dependencies.runtime_packages import runtime_requirements
 from generator.errors import AgentImportError
-from generator.runtime_packages import runtime_requirements
-from generator.validate.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
-from generator.validate.isolation import conflict_reason
 from runtime.contract.layout import PLUGINS_FOLDER
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 from plugin_repo import agent_repo, needs_dependency_agent, options, runtime_repo, tree, wheel
 
-from generator.errors import AgentImportError
-from generator.inspect.distributions import HINT_ORIGIN
-from generator.models import Dependency
-from generator.pipeline.importer import ValidationFailed, import_agent
-from generator.validate.environment import (
+from generator.dependencies.distributions import HINT_ORIGIN
+from generator.dependencies.environment import (
     approved_env_python,
     check_dependencies,
     install_approved,
     requirement_for_module,
 )
+from generator.errors import AgentImportError
+from generator.models import Dependency
+from generator.pipeline.importer import ValidationFailed, import_agent
 from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 
 

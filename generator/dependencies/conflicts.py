@@ -20,9 +20,9 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from generator.dependencies.environment import read_requirements
+from generator.dependencies.runtime_packages import runtime_requirements
 from generator.errors import AgentImportError
-from generator.runtime_packages import runtime_requirements
-from generator.validate.environment import read_requirements
 from generator.validate.processes import Finished, run_tree
 from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv

@@ -23,8 +23,8 @@ from libcst.helpers import get_full_name_for_node
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from generator.inspect.deps import requirements_file
-from generator.inspect.distributions import (
+from generator.dependencies.declared import requirements_file
+from generator.dependencies.distributions import (
     HINT_ORIGIN,
     USUAL_NAME,
     distribution,
@@ -33,11 +33,11 @@ from generator.inspect.distributions import (
     needs_more_parts,
     pip_install_specs,
 )
+from generator.dependencies.runtime_packages import provided_distributions, provided_modules
+from generator.dependencies.server_packages import is_server_package
 from generator.inspect.modules import Module, Project
-from generator.inspect.server_packages import is_server_package
 from generator.models import Dependency
 from generator.paths import is_searched_folder
-from generator.runtime_packages import provided_distributions, provided_modules
 
 _MAX_FILES = 200
 

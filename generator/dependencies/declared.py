@@ -20,12 +20,12 @@ from typing import NamedTuple
 
 from packaging.utils import canonicalize_name
 
+from generator.dependencies.local_packages import table
+from generator.dependencies.poetry import Untranslatable, translate
+from generator.dependencies.server_packages import server_note
 from generator.errors import AgentImportError
 from generator.inspect.config import ProjectConfig, is_local_dependency
-from generator.inspect.local_packages import table
 from generator.inspect.modules import Project
-from generator.inspect.poetry import Untranslatable, translate
-from generator.inspect.server_packages import server_note
 from generator.models import Dependency
 from generator.paths import relative, within
 

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 
-from generator.validate.environment import install_approved, read_requirements
+from generator.dependencies.environment import install_approved, read_requirements
 from runtime.contract.layout import REQUIREMENTS_FILE
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.validate.lock import compile_lock
+from generator.dependencies.lock import compile_lock
 from runtime.isolated.envs import EnvBuildError
 
 

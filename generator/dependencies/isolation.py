@@ -21,15 +21,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.dependencies.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
+from generator.dependencies.environment import INSTALL_TIMEOUT_S, read_requirements
+from generator.dependencies.lock import compile_lock, write_lock
+from generator.dependencies.python_version import interpreter_version, needed_for, running_python
 from generator.errors import AgentImportError
 from generator.models import Inspection
 from generator.repository import LOCAL_FOLDER
-from generator.validate.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
-from generator.validate.environment import INSTALL_TIMEOUT_S, read_requirements
-from generator.validate.lock import compile_lock, write_lock
 from generator.validate.plugin import Report, validate
 from generator.validate.processes import run_tree
-from generator.validate.python_version import interpreter_version, needed_for, running_python
 from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 from runtime.isolated.envs import ENVS_DIR_ENV, EnvBuildError, find_uv, interpreter_path

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from generator.runtime_packages import runtime_requirements
+from generator.dependencies.runtime_packages import runtime_requirements
 from generator.validate.processes import run_tree
 
 #: What the resolution would do, as uv lists it: `` + name==1.0`` or `` + name @ URL`` (added),

@@ -23,11 +23,11 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict, Field
 
+from generator.dependencies.additions import added_sites, planned_additions
+from generator.dependencies.distributions import HINT_ORIGIN
 from generator.errors import AgentImportError
-from generator.inspect.distributions import HINT_ORIGIN
 from generator.models import Dependency
 from generator.repository import LOCAL_FOLDER
-from generator.validate.additions import added_sites, planned_additions
 from generator.validate.processes import Finished, run_tree
 from runtime.contract.layout import REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv

@@ -5,7 +5,7 @@ ones (``yaml`` → ``pyyaml``) and namespace packages, where several distributio
 folder and the first parts of the module's path name the distribution (``google.oauth2`` →
 ``google-auth``, ``google.cloud.bigquery`` → ``google-cloud-bigquery``, ``azure.storage.blob``
 → ``azure-storage-blob``). A guess from here is still checked against the configured index
-before it is proposed (``generator/validate/index.py``).
+before it is proposed (``generator/dependencies/index.py``).
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from plugin_repo import wheel
 
-from generator.inspect.distributions import HINT_ORIGIN, USUAL_NAME
+from generator.dependencies.distributions import HINT_ORIGIN, USUAL_NAME
+from generator.dependencies.index import Found, check_proposals, lookup
 from generator.models import Dependency
-from generator.validate.index import Found, check_proposals, lookup
 
 PROJECTS = {"google-auth", "beautifulsoup4"}
 INDEX_VARIABLES = (

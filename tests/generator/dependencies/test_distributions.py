@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.inspect.distributions import distribution, module_of, pip_install_specs
+from generator.dependencies.distributions import distribution, module_of, pip_install_specs
 from generator.models import Inspection
 
 
