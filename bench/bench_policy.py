@@ -59,7 +59,7 @@ def measure(name: str, checkpointer: BaseCheckpointSaver[str]) -> None:
     plugin = registry.plugins[AGENT]
     engine = TurnEngine(context, plugin, uuid.uuid4().hex, registry.graph(AGENT))
     graph = engine.graph
-    config = run_config(session_id=uuid.uuid4().hex, agent_id=AGENT)
+    config = run_config(session_id=uuid.uuid4().hex, plugin_id=AGENT)
     update = {"transcript": MORTGAGE_TURN, "pendingAction": None, "mode": "voice", "outbox": None}
 
     async def timed(turn: Awaitable[object], into: Series) -> None:

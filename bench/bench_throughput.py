@@ -29,7 +29,7 @@ from bench.bench_runtime import (
     turn_text,
 )
 from bench.floor import bare_graph, cpu_per_turn
-from runtime.serving.workers import available_cores
+from runtime.serving.processes import available_cores
 
 SESSIONS, TURNS = 100, 5
 #: Loads played against each server; its row is the median one (by turns/s): a shared machine's

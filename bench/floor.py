@@ -40,7 +40,7 @@ class BareGraph:
 
     def session(self) -> RunnableConfig:
         """A new session, past its first turn (the plugin's initial state); its config."""
-        config = run_config(session_id=uuid.uuid4().hex, agent_id=self.plugin.plugin_id)
+        config = run_config(session_id=uuid.uuid4().hex, plugin_id=self.plugin.plugin_id)
         self.graph.invoke(
             {**self.plugin.create_initial_state(), "outbox": None}, config, durability=DURABILITY
         )

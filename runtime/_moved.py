@@ -4,7 +4,9 @@ The runtime was grouped by audience (``runtime.contract``, ``storage``, ``turns`
 ``testing``). A plugin written before imports ``runtime.plugin``, ``runtime.contracts`` or
 ``runtime.policy``: each old path is an alias of the module at its new home (the same module
 object, so ``isinstance`` and class identity hold), and the first import of an old path logs which
-path to use instead.
+path to use instead. Later, modules were renamed so each name means one thing (docs/glossary.md):
+``runtime.serving.workers`` (server processes) and ``runtime.adapters.environment`` (the run
+context).
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ MOVED: Final[dict[str, str]] = {
     "runtime.observability": "runtime.turns.observability",
     "runtime.outbox": "runtime.turns.outbox",
     "runtime.server": "runtime.serving.app",
-    "runtime.workers": "runtime.serving.workers",
+    "runtime.workers": "runtime.serving.processes",
+    "runtime.serving.workers": "runtime.serving.processes",
+    "runtime.adapters.environment": "runtime.adapters.run_context",
     "runtime.origins": "runtime.serving.origins",
     "runtime.proxies": "runtime.serving.proxies",
     "runtime.web": "runtime.serving.web",

@@ -18,8 +18,14 @@ from runtime.extensions import IMPORT_API
 from runtime.isolated.envs import build_missing
 from runtime.serving.launch import uvicorn_config
 from runtime.serving.logging import configure_logging
+from runtime.serving.processes import (
+    AUTO,
+    check_processes,
+    process_app,
+    process_count,
+    serve_processes,
+)
 from runtime.serving.quotes import describe
-from runtime.serving.workers import AUTO, check_workers, serve_workers, worker_app, worker_count
 from runtime.settings import LogLevel, Settings
 from runtime.storage.persistence import PersistenceError, probe
 from runtime.testing.demo import SCRIPTS, run_demo
@@ -134,12 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-connections",
         type=int,
         metavar="N",
-        help="connections one worker holds at most; more are refused, or with --workers wait "
-        f"until one closes (default: {_default('max_connections')}; keep it below ulimit -n)",
+        help="connections one server process holds at most; more are refused, or with --workers "
+        f"wait until one closes (default: {_default('max_connections')}; keep it below ulimit -n)",
     )
     serve.add_argument(
         "--workers",
-        type=worker_count,
+        type=process_count,
         default=1,
         metavar="N",
         help=f"server processes sharing the port (default: 1; {AUTO!r}: one per core); more than "
@@ -234,14 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def serve_command(args: argparse.Namespace, settings: Settings) -> int:
     try:  # the common start-up failures, said in one line rather than a start-up traceback
-        check_workers(args.workers, settings)
+        check_processes(args.workers, settings)
         probe(settings.backend)
     except (ValueError, PersistenceError) as exc:
         print(f"a2ui-runtime: error: {exc}", file=sys.stderr)
         return 2
     if args.workers > 1:
-        return serve_workers(settings, args.workers)
-    server = uvicorn.Server(uvicorn_config(worker_app(settings), settings))
+        return serve_processes(settings, args.workers)
+    server = uvicorn.Server(uvicorn_config(process_app(settings), settings))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after a clean shutdown
         server.run()
     return 0

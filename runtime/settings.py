@@ -102,8 +102,8 @@ class Settings(BaseModel):
     max_connections: int = Field(
         default=500,
         ge=1,
-        description="Connections one worker holds at most (below its open-file limit, often "
-        "1024); more are refused (one process) or wait in the listen backlog (--workers N).",
+        description="Connections one server process holds at most (below its open-file limit, "
+        "often 1024); more are refused (one process) or wait in the listen backlog (--workers N).",
     )
     import_jobs: int = Field(default=2, ge=1, description="Import jobs running at once, at most.")
     import_job_ttl: float = Field(default=900.0, gt=0, description="Seconds a finished job lives.")

@@ -6,8 +6,8 @@ every imported plugin without re-rendering it:
 * ``loader``: loading a ``langgraph.json`` graph spec from the vendored ``src/`` and calling
   factories as LangGraph's server does, each agent's modules under their own names
   (``namespaces``);
-* ``environment``, ``variables``: the run context, configuration and settings the server gives a
-  run;
+* ``run_context``, ``variables``: the run context (context, configurable, ``ServerRuntime``) the
+  server gives a run, and the environment variables an agent reads;
 * ``imported``: ``ImportedPlugin``, the turn logic (welcome, answer, error) and the data model;
 * ``wrapper`` / ``subgraph``: the two strategies that run the agent's own graph;
 * ``isolated``: the agent of a plugin with an environment of its own, run in its worker;

@@ -75,13 +75,6 @@ from runtime.adapters.changes import (
     is_message_list,
     new_messages,
 )
-from runtime.adapters.environment import (
-    ContextError,
-    RunEnvironment,
-    build_context,
-    missing_inputs,
-    run_environment,
-)
 from runtime.adapters.isolated import IsolatedAgent
 from runtime.adapters.loader import (
     graph_for_run,
@@ -89,6 +82,13 @@ from runtime.adapters.loader import (
     load_export,
     schema_runtime,
     server_runtime,
+)
+from runtime.adapters.run_context import (
+    ContextError,
+    RunContext,
+    build_context,
+    make_run_context,
+    missing_inputs,
 )
 from runtime.adapters.variables import missing_variable, needs_variable, unset_warning
 from runtime.adapters.voice import answer_text, last_ai_text, speakable
@@ -173,7 +173,7 @@ class ImportedPlugin(PluginBase):
 
     @cached_property
     def needs(self) -> tuple[str, ...]:
-        """``unmet_needs``, checked once per process (the environment does not change)."""
+        """``unmet_needs``, checked once per process (what is installed and set does not change)."""
         return tuple(self._find_needs())
 
     def unmet_needs(self) -> list[str]:
@@ -184,7 +184,7 @@ class ImportedPlugin(PluginBase):
         return []
 
     def warnings(self) -> list[str]:
-        """The variables of ``agent.json`` the runtime's environment lacks: never a need, since
+        """The variables of ``agent.json`` the runtime's process lacks: never a need, since
         LangGraph's server runs the agent without them too."""
         warning = unset_warning(self.agent.env)
         return [warning] if warning else []
@@ -336,7 +336,7 @@ class AgentPlugin(ImportedPlugin):
             return getattr(self.export, "context_schema", None)
 
         async def read() -> Any:
-            config = RunnableConfig(configurable=self._environment(None).configurable)
+            config = RunnableConfig(configurable=self._run_context(None).configurable)
             # Outside a run there is no store: reading schemas executes nothing, so an empty one.
             reading = schema_runtime(InMemoryStore())
             async with graph_for_run(self.export, config, reading) as graph:
@@ -376,14 +376,14 @@ class AgentPlugin(ImportedPlugin):
                 return [f"{needs_variable(variable)} (the agent reads it when it loads)"]
             return [f"needs a fix: the agent failed to load ({one_line_reason(exc)})"]
         try:
-            build_context(schema, self._environment(None).values)
+            build_context(schema, self._run_context(None).values)
         except ContextError as exc:
             return [f"needs a setting: {exc}"]
         problem = None if is_factory(self.export) else missing_inputs(self.export, self.agent)
         return [f"needs a setting: {problem}"] if problem else []
 
-    def _environment(self, user_id: str | None) -> RunEnvironment:
-        return run_environment(self.agent, plugin_id=self.plugin_id, user_id=user_id)
+    def _run_context(self, user_id: str | None) -> RunContext:
+        return make_run_context(self.agent, plugin_id=self.plugin_id, user_id=user_id)
 
     def settled_inputs(self, fresh: bool) -> dict[str, Any]:
         """The reviewed values of the agent's other input fields, sent when a conversation starts
@@ -439,16 +439,16 @@ class AgentPlugin(ImportedPlugin):
         static breakpoint goes on from there (``continue``), given what the user ``said`` unless
         that only says to go on."""
         inputs = {**inputs, **frontend_tools(run_extras(config))}
-        environment = self._environment((config.get("metadata") or {}).get("user_id"))
+        run_context = self._run_context((config.get("metadata") or {}).get("user_id"))
         if self.isolated is not None:
-            return self.agent_output(*self.isolated.run(inputs, environment, config))
-        context = build_context(self.context_schema, environment.values)
-        runtime = server_runtime(context=context, user=environment.user, store=get_store())
+            return self.agent_output(*self.isolated.run(inputs, run_context, config))
+        context = build_context(self.context_schema, run_context.values)
+        runtime = server_runtime(context=context, user=run_context.user, store=get_store())
         async with graph_for_run(self.export, config, runtime) as graph:
             if problem := missing_inputs(graph, self.agent):
                 raise ContextError(problem)
             stateful = graph.copy(update={"checkpointer": True})
-            run_config = RunnableConfig(configurable=environment.configurable)
+            run_config = RunnableConfig(configurable=run_context.configurable)
             stops = has_breakpoints(graph)
             here = get_config()  # this node's run: where the agent's own checkpoints are
             start: dict[str, Any] | None = inputs

@@ -53,7 +53,7 @@ from langgraph.runtime import get_runtime
 from langgraph.store.base import GetOp, Item, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 from langgraph.types import interrupt
 
-from runtime.adapters.environment import AUTH_USER_KEY, RunEnvironment
+from runtime.adapters.run_context import AUTH_USER_KEY, RunContext
 from runtime.contract.agent import AgentSpec
 from runtime.isolated.envs import BUILD_COMMAND, ready_python
 from runtime.isolated.process import CRASHED, WORKERS, Call, Worker, WorkerCrashed, worker_spec
@@ -142,18 +142,18 @@ class IsolatedAgent:
         return builder.compile(checkpointer=True, name="isolated")
 
     def run(
-        self, inputs: Mapping[str, Any], environment: RunEnvironment, config: RunnableConfig
+        self, inputs: Mapping[str, Any], run_context: RunContext, config: RunnableConfig
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """One run of the agent (call it inside the plugin's node): the state it started from
         (its input applied) and its final state."""
         fresh, encoded = _encode_input(inputs)
-        configurable = {k: v for k, v in environment.configurable.items() if k != AUTH_USER_KEY}
+        configurable = {k: v for k, v in run_context.configurable.items() if k != AUTH_USER_KEY}
         params = {
             "input": encoded,
             "thread_id": str((config.get("configurable") or {}).get("thread_id", "")),
             "recursion_limit": config.get("recursion_limit", 25),
             "configurable": configurable,
-            "context": environment.values,
+            "context": run_context.values,
         }
         state = self.graph.invoke({"request": {"params": params, "fresh": fresh}})
         result = _decode(state.get("result") or {})

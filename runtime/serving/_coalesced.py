@@ -6,7 +6,7 @@ segment each, and the client woken for each. ``WebSocketProtocol`` is uvicorn's 
 protocol on a transport that holds the writes of one pass of the loop and writes them together
 at its end (``call_soon``): the frames stay what they were, in their order, and leave before the
 loop waits again, so no frame is held back for later. 100 sessions x 5 mortgage turns over two
-workers: 0.1 ms less of the client's CPU a turn and about a tenth more turns a second
+server processes: 0.1 ms less of the client's CPU a turn and about a tenth more turns a second
 (``python3 dev.py bench -- throughput``).
 """
 

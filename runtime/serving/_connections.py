@@ -1,4 +1,5 @@
-"""Connections a worker drops: silent or half-sent ones, and those beyond its cap (slowloris).
+"""Connections a server process drops: silent or half-sent ones, and those beyond its cap
+(slowloris).
 
 uvicorn closes a connection left idle after a response (``timeout_keep_alive``:
 ``Settings.idle_timeout_s``) but waits for ever for a request's line and headers, so a client that
@@ -9,8 +10,9 @@ of descriptors and every new client is refused. ``HTTPProtocol`` is uvicorn's h1
   ``header_timeout_s`` of its opening, or of the first byte of a later request. Once they are in,
   no timer runs: a streaming response, or a WebSocket (another protocol after the upgrade), stays
   open however long it is silent;
-* closes at once a connection beyond its worker's ``max_connections``. ``serve --workers N``'s
-  supervisor hands none beyond it: they wait in the listen backlog (``runtime.serving._handoff``).
+* closes at once a connection beyond its server process's ``max_connections``. The supervisor of
+  ``serve --workers N`` hands none beyond it: they wait in the listen backlog
+  (``runtime.serving._handoff``).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ class HTTPProtocol(H11Protocol):
         super().connection_made(transport)
         if len(self.connections) > self.limits.max_connections:
             logger.warning(
-                "connection refused: this worker holds its most, %d (max_connections)",
+                "connection refused: this server process holds its most, %d (max_connections)",
                 self.limits.max_connections,
             )
             transport.close()

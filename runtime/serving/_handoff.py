@@ -1,20 +1,22 @@
 """Connections handed over: ``serve --workers N`` accepts in the supervisor and gives each new
-connection to the worker that holds the fewest.
+connection to the server process that holds the fewest.
 
-A WebSocket session stays on the worker it lands on for its whole life, so how connections are
-spread decides how the work is. The kernel's own ways spread them unevenly: ``SO_REUSEPORT``
-hashes each connection's addresses (100 connections over two workers landed 43/57 in two tries
-of five, and the worker with 57 is still busy when the other has finished), and one socket
-shared by every worker goes to whichever wakes first. So the supervisor alone listens and passes
-each accepted socket (``SCM_RIGHTS`` over a Unix socket pair, one per worker: the ``Channel``) to
-the worker with the fewest connections, counting those it passed that the worker has not taken
-yet. Only the accept goes through the supervisor; the connection's bytes go straight to the
-worker. A worker holding ``Settings.max_connections`` gets no more: once all do, the supervisor
-stops accepting, and new connections wait in the listen backlog until some close.
+A WebSocket session stays on the server process it lands on for its whole life, so how
+connections are spread decides how the work is. The kernel's own ways spread them unevenly:
+``SO_REUSEPORT`` hashes each connection's addresses (100 connections over two server processes
+landed 43/57 in two tries of five, and the process with 57 is still busy when the other has
+finished), and one socket shared by every server process goes to whichever wakes first. So the
+supervisor alone listens and passes each accepted socket (``SCM_RIGHTS`` over a Unix socket pair,
+one per server process: the ``Channel``) to the server process with the fewest connections,
+counting those it passed that the process has not taken yet. Only the accept goes through the
+supervisor; the connection's bytes go straight to the server process. A server process holding
+``Settings.max_connections`` gets no more: once all do, the supervisor stops accepting, and new
+connections wait in the listen backlog until some close.
 
-A worker's side is ``HandedServer``: uvicorn serving the sockets it is handed instead of a socket
-of its own, which says it is ready once the app has started, and publishes what it took and how
-many connections it holds (``new_load``: shared memory the supervisor reads without asking).
+A server process's side is ``HandedServer``: uvicorn serving the sockets it is handed instead of
+a socket of its own, which says it is ready once the app has started, and publishes what it took
+and how many connections it holds (``new_load``: shared memory the supervisor reads without
+asking).
 """
 
 from __future__ import annotations
@@ -33,44 +35,46 @@ import uvicorn
 
 logger = logging.getLogger(__name__)
 
-#: What a worker writes on its channel once its app has started.
+#: What a server process writes on its channel once its app has started.
 READY: Final = b"R"
 #: What the supervisor writes with each socket it passes.
 HANDED: Final = b"C"
 #: Sockets taken from the channel at most at once.
 MAX_FDS: Final = 64
-#: How often a worker publishes how many connections it holds (closed ones count until then).
+#: How often a server process publishes how many connections it holds (closed ones count until
+#: then).
 REPORT_S: Final = 0.05
 #: The supervisor's listen backlog, as uvicorn's default.
 BACKLOG: Final = 2048
 
-#: The places of a worker's published figures: the sockets it has taken from its channel, and the
-#: connections it holds.
+#: The places of a server process's published figures: the sockets it has taken from its channel,
+#: and the connections it holds.
 TAKEN, HOLDS = 0, 1
 
 
 def new_load() -> ctypes.Array[ctypes.c_longlong]:
-    """Shared memory for one worker's figures (written by the worker alone)."""
+    """Shared memory for one server process's figures (written by the server process alone)."""
     return RawArray(ctypes.c_longlong, 2)
 
 
 @dataclass
 class Channel:
-    """The supervisor's end of one worker's socket pair, and what it knows of that worker."""
+    """The supervisor's end of one server process's socket pair, and what it knows of that
+    process."""
 
     sock: socket.socket
     load: ctypes.Array[ctypes.c_longlong]
     handed: int = 0
     ready: bool = False
-    #: Its worker's end is closed (the worker has ended).
+    #: Its server process's end is closed (the server process has ended).
     ended: bool = False
 
     def connections(self) -> int:
-        """Connections the worker holds, and those passed that it has not taken yet."""
+        """Connections the server process holds, and those passed that it has not taken yet."""
         return self.load[HOLDS] + self.handed - self.load[TAKEN]
 
     def read(self) -> None:
-        """Take what the worker wrote: ``READY``, or the end of its channel."""
+        """Take what the server process wrote: ``READY``, or the end of its channel."""
         try:
             data = self.sock.recv(16)
         except BlockingIOError:
@@ -83,7 +87,7 @@ class Channel:
             self.ready, self.ended = False, True
 
     def hand(self, connection: socket.socket) -> bool:
-        """Pass ``connection`` to the worker; ``False`` if it cannot take it now."""
+        """Pass ``connection`` to the server process; ``False`` if it cannot take it now."""
         try:
             socket.send_fds(self.sock, [HANDED], [connection.fileno()])
         except OSError:  # its end is closed (it died) or its buffer is full (it is stuck)
@@ -93,14 +97,15 @@ class Channel:
 
 
 def with_room(channels: Sequence[Channel], most: int) -> list[Channel]:
-    """The ready workers of ``channels`` holding fewer than ``most`` connections, fewest first."""
+    """The ready server processes of ``channels`` holding fewer than ``most`` connections, fewest
+    first."""
     ready = [channel for channel in channels if channel.ready and channel.connections() < most]
     ready.sort(key=Channel.connections)
     return ready
 
 
 def hand_over(listener: socket.socket, channels: Sequence[Channel], most: int) -> None:
-    """Accept the connections waiting on ``listener`` while a ready worker (of ``channels``)
+    """Accept the connections waiting on ``listener`` while a ready server process (of ``channels``)
     holds fewer than ``most``, each handed to the one holding the fewest; the others wait in the
     backlog until connections close."""
     while ready := with_room(channels, most):
@@ -113,7 +118,7 @@ def hand_over(listener: socket.socket, channels: Sequence[Channel], most: int) -
             return
         with connection:
             if not any(channel.hand(connection) for channel in ready):
-                logger.warning("no worker could take a connection: it is closed")
+                logger.warning("no server process could take a connection: it is closed")
 
 
 def listener(host: str, port: int) -> socket.socket:
@@ -131,7 +136,7 @@ def listener(host: str, port: int) -> socket.socket:
 
 
 def channel_pair(load: ctypes.Array[ctypes.c_longlong]) -> tuple[Channel, socket.socket]:
-    """A new worker's channel: the supervisor's end, and the socket the worker keeps."""
+    """A new server process's channel: the supervisor's end, and the socket the process keeps."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     ours.setblocking(False)
     return Channel(ours, load), theirs
@@ -178,7 +183,7 @@ class HandedServer(uvicorn.Server):
         except OSError as exc:
             logger.warning("cannot take a connection from the supervisor: %s", exc.strerror)
             return
-        if not data:  # the supervisor is gone: its watch stops this worker
+        if not data:  # the supervisor is gone: its watch stops this server process
             asyncio.get_running_loop().remove_reader(self.channel.fileno())
             return
         for fd in fds:

@@ -4,7 +4,7 @@
 and the browser pages (``/chat``, see ``runtime.serving.web``); plus the extensions
 ``Settings.extensions`` names (``runtime.extensions``), and nothing else.
 
-``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (agent defaults to ``mortgage``).
+``/ws?agent=<plugin_id>[&sessionId=<id>][&mode=voice|text]`` (the plugin id; default ``mortgage``).
 When the runtime is started with ``--user-header NAME``, that request header is the session's user
 id (a gateway in front of the runtime authenticates the user and sets it); otherwise sessions have
 no user id and no header or parameter can claim one.
@@ -60,6 +60,7 @@ class ConnectQuery(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    #: The plugin id (``?agent=``, the wire name clients know).
     agent: str | None = None
     sessionId: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)] | None = None
     mode: Mode | None = None
@@ -155,11 +156,11 @@ def create_app(
                 reason = f"bad {context.settings.user_header} header: not a user id"
                 await websocket.close(CloseCode.BAD_QUERY, close_reason(reason))
                 return
-        agent = query.agent or context.settings.default_agent
-        plugin = context.registry.plugins.get(agent)
+        plugin_id = query.agent or context.settings.default_agent  # ?agent= is the plugin id
+        plugin = context.registry.plugins.get(plugin_id)
         if plugin is None:
             available = ", ".join(sorted(context.registry.plugins)) or "none"
-            reason = f"unknown agent {agent!r}; available: {available}"
+            reason = f"unknown agent {plugin_id!r}; available: {available}"
             await websocket.close(CloseCode.UNKNOWN_AGENT, close_reason(reason))
             return
         session = Session(

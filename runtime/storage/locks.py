@@ -1,8 +1,8 @@
-"""Session locks: one turn of a session at a time, in one process or across the workers.
+"""Session locks: one turn of a session at a time, in one process or across server processes.
 
 Every transport holds its session's lock around a turn (``TurnEngine.lock``). In one process an
-``asyncio.Lock`` is enough; workers sharing a database (``serve --workers N``) also take a lock the
-other workers see, chosen by the storage ``Backend``:
+``asyncio.Lock`` is enough; server processes sharing a database (``serve --workers N``) also take a
+lock the others see, chosen by the storage ``Backend``:
 
 * ``memory``: nothing more (its sessions live in one process, so ``--workers`` refuses it);
 * ``sqlite:PATH``: a lock on one byte of the file ``PATH-locks/sessions``, at an offset named by a
@@ -12,7 +12,7 @@ other workers see, chosen by the storage ``Backend``:
   per process (the pool's connections come and go; an advisory lock belongs to one connection).
 
 The ``asyncio.Lock`` stays in front: however many connections of a process queue for one session,
-only one of them asks for the shared lock. That one tries without waiting; when another worker
+only one of them asks for the shared lock. That one tries without waiting; when another process
 holds the session, it tries again after a short, growing pause (at most ``RETRY_MAX_S``) rather
 than block: a thread blocked on a file lock or a connection blocked in ``pg_advisory_lock``
 cannot be called back when its client leaves, and would take the lock later for no one. Nothing
@@ -43,7 +43,7 @@ from runtime.storage.persistence import CONNECT_TIMEOUT_S
 
 logger = logging.getLogger(__name__)
 
-#: The first pause before trying a lock another worker holds again, and the longest one.
+#: The first pause before trying a lock another process holds again, and the longest one.
 RETRY_FIRST_S: Final = 0.002
 RETRY_MAX_S: Final = 0.05
 #: First key of the runtime's advisory locks (the second is the session's hash): PostgreSQL keeps
@@ -62,7 +62,7 @@ class Held(Protocol):
 
 
 class Locks(Protocol):
-    """The locks the workers of one database share."""
+    """The locks the server processes of one database share."""
 
     async def try_acquire(self, session_id: str) -> Held | None:
         """The session's lock if no other process holds it, else ``None`` (never waits)."""
@@ -81,7 +81,7 @@ class ProcessLocks:
 
 class SessionLock:
     """One session's lock, shared by every connection of a process to that session: ``async with``
-    around a turn; ``locked()`` while someone holds it (or waits for the other workers)."""
+    around a turn; ``locked()`` while someone holds it (or waits for the other processes)."""
 
     def __init__(self, session_id: str, locks: Locks) -> None:
         self.session_id = session_id

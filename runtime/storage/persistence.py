@@ -9,7 +9,7 @@ plugin keeps *across* sessions (``runtime.store`` in a node, ``get_store()``, a 
 * SQLite: both in one file (the store's tables beside the checkpoints), so a session and what a
   plugin remembered survive a restart;
 * PostgreSQL: both in one database through one connection pool, so several runtime processes
-  (workers behind a load balancer) share them.
+  (server processes, on one machine or behind a load balancer) share them.
 
 Which one is the ``Backend``'s decision (``runtime.storage.backend``), made once from the URL.
 
@@ -25,7 +25,7 @@ of it in one transaction together (``write_together``): one ``fsync`` for them a
 otherwise holds up the loop once a turn.
 
 The schema migrations run at start-up (under a PostgreSQL advisory lock, or a file lock beside the
-SQLite database, so workers starting together do not race); connections close on exit.
+SQLite database, so server processes starting together do not race); connections close on exit.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ logger = logging.getLogger(__name__)
 #: serialises its own use of the pool, so a few are plenty.
 POOL_MAX_SIZE: Final = 8
 CONNECT_TIMEOUT_S: Final = 10
-#: Key of the advisory lock that serialises schema migrations across workers.
+#: Key of the advisory lock that serialises schema migrations across server processes.
 MIGRATION_LOCK: Final = 0x6132_7569  # "a2ui"
 MIGRATION_POLL_S: Final = 0.1
 #: How long a SQLite write waits for another process's to finish before it fails.
@@ -287,7 +287,7 @@ def _postgres(storage: Backend) -> Iterator[Persistence]:
         saver, store = PostgresCheckpointer(pool), PostgresStore(pool)
         with pool.connection() as conn:
             # Polled, not waited for: the migrations create indexes CONCURRENTLY, which wait for
-            # every running statement to end, including another worker's wait for this lock.
+            # every running statement to end, including another process's wait for this lock.
             while not _value(conn.execute("SELECT pg_try_advisory_lock(%s)", (MIGRATION_LOCK,))):
                 time.sleep(MIGRATION_POLL_S)
             try:

@@ -28,11 +28,12 @@ class AuditLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8")
 
-    def record(self, *, session_id: str, agent_id: str, payload: dict[str, Any]) -> None:
-        """Write one entry: ``{ts, sessionId, agentId, event}``, card numbers masked."""
+    def record(self, *, session_id: str, plugin_id: str, payload: dict[str, Any]) -> None:
+        """Write one entry: ``{ts, sessionId, agentId, event}`` (``agentId``: the plugin id),
+        card numbers masked."""
         event = redact_values(payload)
         line = json.dumps(
-            {"ts": time.time(), "sessionId": session_id, "agentId": agent_id, "event": event},
+            {"ts": time.time(), "sessionId": session_id, "agentId": plugin_id, "event": event},
             default=str,
         )
         logger.info("audit: %s", line)

@@ -23,7 +23,7 @@ class RuntimeContext:
     registry: Registry
     audit: AuditLog
     callbacks: list[BaseCallbackHandler]
-    #: What makes the workers sharing this server's database take turns too
+    #: What makes the server processes sharing this server's database take turns too
     #: (``runtime.storage.locks``).
     locks: Locks = field(default_factory=ProcessLocks)
     #: One lock per live session id: two connections to one session take turns, never race.
@@ -34,11 +34,11 @@ class RuntimeContext:
     tokens_spent: dict[str, int] = field(default_factory=dict)
 
     def record_audit(
-        self, session_id: str, agent_id: str, items: Iterable[ServerEventDict]
+        self, session_id: str, plugin_id: str, items: Iterable[ServerEventDict]
     ) -> None:
         """Write a turn's ``server.audit.event`` items to the audit log."""
         for item in items:
-            self.audit.record(session_id=session_id, agent_id=agent_id, payload=item["payload"])
+            self.audit.record(session_id=session_id, plugin_id=plugin_id, payload=item["payload"])
 
     def session_lock(self, session_id: str) -> SessionLock:
         """The lock every transport holds while it runs a turn of ``session_id``."""

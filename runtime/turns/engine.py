@@ -157,7 +157,7 @@ class TurnEngine:
         self.lock = context.session_lock(session_id)
         self.config = run_config(
             session_id=session_id,
-            agent_id=plugin.plugin_id,
+            plugin_id=plugin.plugin_id,
             callbacks=context.callbacks,
             user_id=user_id,
         )

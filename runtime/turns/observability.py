@@ -1,7 +1,8 @@
 """Run configuration for graph runs: thread id, metadata, and tracing callbacks.
 
-Every run carries ``session_id`` and ``agent_id`` in its metadata, so any LangChain callback (a
-tracer, a logger, a test double) can tell sessions and agents apart. Langfuse is attached when the
+Every run carries ``session_id`` and ``agent_id`` (the plugin id, under the name clients and traces
+know) in its metadata, so any LangChain callback (a tracer, a logger, a test double) can tell
+sessions and plugins apart. Langfuse is attached when the
 standard ``LANGFUSE_PUBLIC_KEY`` and ``LANGFUSE_SECRET_KEY`` variables are set (``LANGFUSE_HOST``
 optional); it is the optional extra ``observability`` and is imported only then.
 """
@@ -41,7 +42,7 @@ def tracing_callbacks(env: Mapping[str, str] | None = None) -> list[BaseCallback
 def run_config(
     *,
     session_id: str,
-    agent_id: str,
+    plugin_id: str,
     callbacks: Sequence[BaseCallbackHandler] = (),
     user_id: str | None = None,
 ) -> RunnableConfig:
@@ -52,12 +53,12 @@ def run_config(
         configurable={"thread_id": session_id},
         metadata={
             "session_id": session_id,
-            "agent_id": agent_id,
+            "agent_id": plugin_id,  # the wire name clients and traces know
             # Langfuse groups traces by these keys.
             "langfuse_session_id": session_id,
-            "langfuse_tags": [agent_id],
+            "langfuse_tags": [plugin_id],
             **user,
         },
         callbacks=list(callbacks),
-        run_name=f"{agent_id} turn",
+        run_name=f"{plugin_id} turn",
     )

@@ -54,7 +54,7 @@ def test_screens_only_send_declared_actions(plugin_id: str, registry: Registry) 
 @pytest.mark.parametrize("plugin_id", PLUGIN_IDS)
 def test_the_first_turn_returns_a_valid_outbox(plugin_id: str, registry: Registry) -> None:
     plugin = registry.plugins[plugin_id]
-    config = run_config(session_id=f"contract-{plugin_id}", agent_id=plugin_id)
+    config = run_config(session_id=f"contract-{plugin_id}", plugin_id=plugin_id)
     state = registry.graph(plugin_id).invoke(
         {**plugin.create_initial_state(), "outbox": None}, config
     )

@@ -1,7 +1,7 @@
-"""Connections a worker drops (``runtime.serving._connections``) over a real uvicorn on 127.0.0.1:
-silent,
-half-sent and idle ones after their (short, here) timeouts, those beyond ``max_connections`` at
-once; never a WebSocket or a streaming response, however long they are silent."""
+"""Connections a server process drops (``runtime.serving._connections``) over a real uvicorn on
+127.0.0.1: silent, half-sent and idle ones after their (short, here) timeouts, those beyond
+``max_connections`` at once; never a WebSocket or a streaming response, however long they are
+silent."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The supervisor's side of ``serve --workers N`` (``runtime.serving._handoff``) on real sockets:
-which worker each accepted connection goes to. Whole servers are in ``test_workers.py``."""
+which server process each accepted connection goes to. Whole servers are in
+``test_processes.py``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from runtime.serving._handoff import (
     new_load,
 )
 
-#: The connections a worker holds at most, in these tests.
+#: The connections a server process holds at most, in these tests.
 MOST = 10
 
 
@@ -35,11 +36,11 @@ class Served:
 
 
 @contextmanager
-def dispatcher(workers: int) -> Iterator[tuple[Served, list[socket.socket]]]:
-    """A listener on a free port with ``workers`` started workers, and the workers' ends."""
+def dispatcher(processes: int) -> Iterator[tuple[Served, list[socket.socket]]]:
+    """A listener on a free port with ``processes`` started server processes, and their ends."""
     with ExitStack() as stack:
         listening = stack.enter_context(listener("127.0.0.1", 0))
-        pairs = [channel_pair(new_load()) for _ in range(workers)]
+        pairs = [channel_pair(new_load()) for _ in range(processes)]
         for channel, theirs in pairs:
             channel.ready = True
             stack.enter_context(channel.sock)
@@ -58,7 +59,8 @@ def connect(served: Served, count: int = 1) -> list[socket.socket]:
 
 
 def taken(theirs: socket.socket) -> int:
-    """How many sockets wait on a worker's end (closed: the test owns no socket it takes)."""
+    """How many sockets wait on a server process's end (closed: the test owns no socket it
+    takes)."""
     theirs.setblocking(False)
     count = 0
     while True:
@@ -71,7 +73,7 @@ def taken(theirs: socket.socket) -> int:
         count += len(fds)
 
 
-def test_connections_go_to_the_worker_holding_the_fewest() -> None:
+def test_connections_go_to_the_server_process_holding_the_fewest() -> None:
     with dispatcher(3) as (served, theirs):
         first, second, third = served.channels
         first.load[HOLDS], second.load[HOLDS], third.load[HOLDS] = 4, 1, 2
@@ -94,16 +96,16 @@ def test_handed_but_not_yet_taken_counts() -> None:
             client.close()
 
 
-def test_a_worker_that_cannot_take_it_is_passed_over() -> None:
+def test_a_server_process_that_cannot_take_it_is_passed_over() -> None:
     with dispatcher(2) as (served, theirs):
-        theirs[0].close()  # the first worker has died
+        theirs[0].close()  # the first server process has died
         clients = connect(served)
         assert taken(theirs[1]) == 1
         for client in clients:
             client.close()
 
 
-def test_a_worker_not_started_gets_nothing_and_a_closed_channel_is_seen() -> None:
+def test_a_server_process_not_started_gets_nothing_and_a_closed_channel_is_seen() -> None:
     with dispatcher(1) as (served, theirs):
         (channel,) = served.channels
         channel.ready = False
@@ -115,16 +117,18 @@ def test_a_worker_not_started_gets_nothing_and_a_closed_channel_is_seen() -> Non
         clients[0].close()
 
 
-def test_a_connection_no_worker_can_take_is_closed(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_connection_no_server_process_can_take_is_closed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     with dispatcher(1) as (served, theirs):
-        theirs[0].close()  # the only worker has died, its channel not read yet
+        theirs[0].close()  # the only server process has died, its channel not read yet
         clients = connect(served)
-        assert "no worker could take a connection" in caplog.text
+        assert "no server process could take a connection" in caplog.text
         assert clients[0].recv(1) == b""  # closed, not left waiting
         clients[0].close()
 
 
-def test_workers_holding_their_most_get_none_until_connections_close() -> None:
+def test_server_processes_holding_their_most_get_none_until_connections_close() -> None:
     with dispatcher(2) as (served, theirs):
         first, second = served.channels
         first.load[HOLDS], second.load[HOLDS] = MOST, MOST

@@ -1,9 +1,10 @@
 """Session locks shared by the processes of one database (``runtime.storage.locks``), on the real
 backends.
 
-Two ``SessionLock`` objects over two ``open_locks`` of one URL stand for two workers: each has
-its own ``asyncio.Lock``, so only the shared lock can keep them apart (a file's byte lock excludes
-two opens of the file in one process as it does two processes; PostgreSQL, two connections).
+Two ``SessionLock`` objects over two ``open_locks`` of one URL stand for two server processes: each
+has its own ``asyncio.Lock``, so only the shared lock can keep them apart (a file's byte lock
+excludes two opens of the file in one process as it does two processes; PostgreSQL, two
+connections).
 """
 
 from __future__ import annotations
@@ -27,18 +28,19 @@ Scenario = Callable[[SessionLock, SessionLock, SessionLock], Awaitable[None]]
 
 
 def run(url: str, scenario: Scenario, session_id: str = "s-1") -> None:
-    """``scenario`` with one session's lock as three workers of ``url`` would each see it."""
+    """``scenario`` with one session's lock as three server processes of ``url`` would each see
+    it."""
 
     async def main() -> None:
         async with AsyncExitStack() as stack:
-            workers = [await stack.enter_async_context(open_locks(backend(url))) for _ in range(3)]
-            first, second, third = (SessionLock(session_id, locks) for locks in workers)
+            opened = [await stack.enter_async_context(open_locks(backend(url))) for _ in range(3)]
+            first, second, third = (SessionLock(session_id, locks) for locks in opened)
             await scenario(first, second, third)
 
     asyncio.run(main())
 
 
-def test_a_worker_waits_while_another_holds_the_session(shared_storage: str) -> None:
+def test_a_server_process_waits_while_another_holds_the_session(shared_storage: str) -> None:
     order: list[str] = []
 
     async def scenario(first: SessionLock, second: SessionLock, _: SessionLock) -> None:
@@ -77,7 +79,7 @@ def test_a_waiter_that_gives_up_leaves_the_session_free(shared_storage: str) -> 
             with pytest.raises(asyncio.CancelledError):
                 await waiting
         assert not second.locked()
-        async with third:  # neither the cancelled waiter nor the first worker holds it now
+        async with third:  # neither the cancelled waiter nor the first server process holds it now
             assert third.locked()
 
     run(shared_storage, scenario)

@@ -15,7 +15,7 @@ KEYS = {"LANGFUSE_PUBLIC_KEY": "pk-test", "LANGFUSE_SECRET_KEY": "sk-test"}
 
 def test_run_config_carries_thread_and_metadata() -> None:
     handler = BaseCallbackHandler()
-    config = run_config(session_id="s1", agent_id="mortgage", callbacks=[handler])
+    config = run_config(session_id="s1", plugin_id="mortgage", callbacks=[handler])
     assert config["configurable"] == {"thread_id": "s1"}
     assert config["metadata"]["session_id"] == "s1"
     assert config["metadata"]["agent_id"] == "mortgage"

@@ -1,10 +1,10 @@
-"""What plugins keep in the store, across sessions, restarts and workers; sessions across workers;
-``serve --workers N``: N processes on one port sharing one database.
+"""What plugins keep in the store, across sessions, restarts and server processes; sessions across
+server processes; ``serve --workers N``: N server processes on one port sharing one database.
 
-The server tests run real uvicorn servers on 127.0.0.1; the worker tests start ``a2ui-runtime
-serve`` processes (two independent ones on PostgreSQL, as behind a load balancer, or one with
-``--workers 2``) and tell which worker serves a connection from ``/proc`` (Linux), as they tell
-which processes are left after a stop.
+The server tests run real uvicorn servers on 127.0.0.1; the multi-process tests start
+``a2ui-runtime serve`` processes (two independent ones on PostgreSQL, as behind a load balancer,
+or one with ``--workers 2``) and tell which server process serves a connection from ``/proc``
+(Linux), as they tell which processes are left after a stop.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pytest
 
 from runtime.cli import STORAGE_ENVS, build_parser, main
 from runtime.serving.launch import free_port
-from runtime.serving.workers import available_cores
+from runtime.serving.processes import available_cores
 from runtime.testing.client import RuntimeClient
 from tests.runtime.conftest import runtime_process, runtime_server
 from tests.runtime.serving.websocket.test_device_tools import (
@@ -38,7 +38,8 @@ from tests.runtime.serving.websocket.test_device_tools import (
     ask_for_a_branch,
 )
 
-#: How long a worker may take to stop, or its supervisor to replace it (a bound, not a measure).
+#: How long a server process may take to stop, or its supervisor to replace it (a bound, not a
+#: measure).
 STOP_TIMEOUT_S = 60.0
 
 
@@ -85,20 +86,20 @@ def test_facts_survive_a_restart_with_sqlite(
 
 @pytest.mark.slow  # a PostgreSQL cluster and two runtime processes
 @pytest.mark.timeout(400)
-def test_two_workers_on_one_postgres_share_sessions_and_facts(
+def test_two_server_processes_on_one_postgres_share_sessions_and_facts(
     memo_plugins: Path, postgres_url: str
 ) -> None:
     args = ("--plugins-dir", str(memo_plugins), "--storage", postgres_url)
-    with runtime_process(*args) as worker_a, runtime_process(*args) as worker_b:
-        with RuntimeClient(worker_a, agent="echo") as on_a:
+    with runtime_process(*args) as server_a, runtime_process(*args) as server_b:
+        with RuntimeClient(server_a, agent="echo") as on_a:
             on_a.receive_turn()
             on_a.say("started on A")
-        with RuntimeClient(worker_b, agent="echo", session_id=on_a.session_id) as on_b:
+        with RuntimeClient(server_b, agent="echo", session_id=on_a.session_id) as on_b:
             redraw = [on_b.receive() for _ in range(3)]
             next_turn = voice(on_b.say("continued on B"))
-        say(worker_a, "memo", "remember the meeting is on Tuesday")
-        recalled_on_b = say(worker_b, "memo", "recall")
-        snooped_on_b = say(worker_b, "snoop", "recall")
+        say(server_a, "memo", "remember the meeting is on Tuesday")
+        recalled_on_b = say(server_b, "memo", "recall")
+        snooped_on_b = say(server_b, "snoop", "recall")
 
     kinds = [next(k for k in f["payload"] if k != "version") for f in redraw]
     assert kinds == ["createSurface", "updateComponents", "updateDataModel"]
@@ -113,37 +114,38 @@ def test_two_workers_on_one_postgres_share_sessions_and_facts(
 
 @dataclass(frozen=True)
 class Served:
-    """``serve --workers 2`` running: its address, the supervisor and its workers' pids."""
+    """``serve --workers 2`` running: its address, the supervisor and its server processes' pids."""
 
     address: str
     supervisor: subprocess.Popen[bytes]
-    workers: set[int]
+    processes: set[int]
 
     def one_on_each(self, stack: ExitStack, **query: Any) -> list[RuntimeClient]:
-        """A connection on each worker (``RuntimeClient(address, **query)``), kept in ``stack``.
+        """A connection on each server process (``RuntimeClient(address, **query)``), kept in
+        ``stack``.
 
-        The supervisor gives each new connection to a started worker; others than the first on
-        each are closed."""
+        The supervisor gives each new connection to a started server process; others than the
+        first on each are closed."""
         found: dict[int, RuntimeClient] = {}
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while time.monotonic() < deadline:
             with ExitStack() as attempt:
                 client = attempt.enter_context(RuntimeClient(self.address, **query))
-                worker = serving(client, self.workers)
-                if worker not in found:
-                    found[worker] = client
+                pid = serving(client, self.processes)
+                if pid not in found:
+                    found[pid] = client
                     stack.push(attempt.pop_all())
-            if len(found) == len(self.workers):
+            if len(found) == len(self.processes):
                 return [found[pid] for pid in sorted(found)]
-        raise AssertionError(f"connections reached only workers {sorted(found)}")
+        raise AssertionError(f"connections reached only server processes {sorted(found)}")
 
 
 @contextmanager
-def two_workers(*args: str, log: BinaryIO | None = None) -> Iterator[Served]:
+def two_server_processes(*args: str, log: BinaryIO | None = None) -> Iterator[Served]:
     """``serve --workers 2 ARGS``, answering: the supervisor hands connections over once both
-    workers have started."""
+    server processes have started."""
     with runtime_server("--workers", "2", *args, log=log) as (address, supervisor):
-        yield Served(address, supervisor, workers_of(supervisor.pid))
+        yield Served(address, supervisor, server_processes_of(supervisor.pid))
 
 
 def children(pid: int) -> set[int]:
@@ -163,8 +165,9 @@ def alive(pid: int) -> bool:
     return False
 
 
-def workers_of(supervisor: int) -> set[int]:
-    """The supervisor's workers (its other child is multiprocessing's resource tracker)."""
+def server_processes_of(supervisor: int) -> set[int]:
+    """The supervisor's server processes (its other child is multiprocessing's resource
+    tracker)."""
     return {pid for pid in children(supervisor) if b"spawn_main" in command_line(pid)}
 
 
@@ -226,11 +229,13 @@ def sqlite_db(tmp_path: Path) -> str:
     return f"sqlite:{tmp_path / 'runtime.sqlite'}"
 
 
-def test_sessions_are_served_by_both_workers_and_go_on_on_either(
+def test_sessions_are_served_by_both_server_processes_and_go_on_on_either(
     plugins_dir: Path, shared_storage: str
 ) -> None:
     with (
-        two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_storage) as served,
+        two_server_processes(
+            "--plugins-dir", str(plugins_dir), "--storage", shared_storage
+        ) as served,
         ExitStack() as stack,
     ):
         on_a, _ = served.one_on_each(stack, agent="echo")
@@ -239,16 +244,18 @@ def test_sessions_are_served_by_both_workers_and_go_on_on_either(
         _, on_b = served.one_on_each(stack, agent="echo", session_id=on_a.session_id)
         went_on = voice(on_b.say("went on on B"))
     assert begun == ["begun on A turn 2"]
-    assert went_on == ["went on on B turn 3"]  # worker B knew what A did
+    assert went_on == ["went on on B turn 3"]  # server process B knew what A did
 
 
 @pytest.mark.timeout(300)
-def test_two_connections_to_one_session_on_two_workers_take_turns(
+def test_two_connections_to_one_session_on_two_server_processes_take_turns(
     plugins_dir: Path, shared_storage: str
 ) -> None:
     """Each "slow" turn sleeps inside the graph: two turns that overlapped would both read the
     same count and both say the same "turn N" (a lost update)."""
-    with two_workers("--plugins-dir", str(plugins_dir), "--storage", shared_storage) as served:
+    with two_server_processes(
+        "--plugins-dir", str(plugins_dir), "--storage", shared_storage
+    ) as served:
         with RuntimeClient(served.address, agent="echo") as opener:
             opener.receive_turn()
         with ExitStack() as stack:
@@ -263,21 +270,21 @@ def test_two_connections_to_one_session_on_two_workers_take_turns(
     assert sorted(said) == list(range(2, 8))
 
 
-def test_each_connection_goes_to_the_worker_holding_the_fewest(sqlite_db: str) -> None:
+def test_each_connection_goes_to_the_server_process_holding_the_fewest(sqlite_db: str) -> None:
     """Sessions stay where they land: the kernel's hash of their addresses would leave them
     unequal three times in four; one after another, they alternate."""
-    with two_workers("--storage", sqlite_db) as served, ExitStack() as stack:
+    with two_server_processes("--storage", sqlite_db) as served, ExitStack() as stack:
         clients = []
         for _ in range(10):
             clients.append(stack.enter_context(RuntimeClient(served.address, agent="mortgage")))
             clients[-1].receive_turn()
-        held = Counter(serving(client, served.workers) for client in clients)
+        held = Counter(serving(client, served.processes) for client in clients)
     assert sorted(held.values()) == [5, 5]
 
 
-def test_a_device_tool_answer_reaches_the_worker_that_asked(sqlite_db: str) -> None:
+def test_a_device_tool_answer_reaches_the_server_process_that_asked(sqlite_db: str) -> None:
     answers = []
-    with two_workers("--storage", sqlite_db) as served, ExitStack() as stack:
+    with two_server_processes("--storage", sqlite_db) as served, ExitStack() as stack:
         for client in served.one_on_each(stack, agent="lost_card"):
             client.receive_turn()
             client.send("client.tools.register", tools=[GET_LOCATION])
@@ -289,15 +296,15 @@ def test_a_device_tool_answer_reaches_the_worker_that_asked(sqlite_db: str) -> N
         assert answer[0].startswith("Your nearest branch is Manchester King Street")
 
 
-def test_with_every_worker_at_its_most_a_connection_waits_until_one_closes(
+def test_with_every_server_process_at_its_most_a_connection_waits_until_one_closes(
     plugins_dir: Path, sqlite_db: str
 ) -> None:
-    """``--max-connections 1``: a session on each worker, so a third connection waits in the
-    backlog (unanswered for a while, however long is not measured) and is served once one
+    """``--max-connections 1``: a session on each server process, so a third connection waits in
+    the backlog (unanswered for a while, however long is not measured) and is served once one
     closes."""
     request = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     with (
-        two_workers(
+        two_server_processes(
             "--plugins-dir", str(plugins_dir), "--storage", sqlite_db, "--max-connections", "1"
         ) as served,
         ExitStack() as stack,
@@ -315,43 +322,47 @@ def test_with_every_worker_at_its_most_a_connection_waits_until_one_closes(
 
 
 @pytest.mark.parametrize("ctrl_c", [False, True], ids=["SIGTERM", "Ctrl-C"])
-def test_a_stop_ends_every_worker_and_frees_the_port(sqlite_db: str, ctrl_c: bool) -> None:
+def test_a_stop_ends_every_server_process_and_frees_the_port(sqlite_db: str, ctrl_c: bool) -> None:
     """SIGTERM reaches the supervisor alone (as from a process manager); Ctrl-C, every process of
     the terminal's process group."""
     with (
-        two_workers("--storage", sqlite_db) as served,
+        two_server_processes("--storage", sqlite_db) as served,
         RuntimeClient(served.address, agent="mortgage") as client,  # a session open meanwhile
     ):
         client.receive_turn()
         started = children(served.supervisor.pid)
-        signalled = [served.supervisor.pid, *served.workers] if ctrl_c else [served.supervisor.pid]
+        signalled = (
+            [served.supervisor.pid, *served.processes] if ctrl_c else [served.supervisor.pid]
+        )
         for pid in signalled:
             os.kill(pid, signal.SIGINT if ctrl_c else signal.SIGTERM)
         code = served.supervisor.wait(timeout=STOP_TIMEOUT_S)
     assert code == 0
-    assert len(started) == 3  # two workers and multiprocessing's resource tracker
-    assert not any(alive(pid) for pid in served.workers)  # the supervisor waited for them
+    assert len(started) == 3  # two server processes and multiprocessing's resource tracker
+    assert not any(alive(pid) for pid in served.processes)  # the supervisor waited for them
     assert wait_until(lambda: not any(alive(pid) for pid in started))  # the tracker: at EOF
     assert port_is_free(served.address)
 
 
-def test_a_worker_that_dies_is_reported_and_replaced(sqlite_db: str) -> None:
+def test_a_server_process_that_dies_is_reported_and_replaced(sqlite_db: str) -> None:
     with tempfile.TemporaryFile() as log:
-        with two_workers("--storage", sqlite_db, log=log) as served:
-            dead = min(served.workers)
+        with two_server_processes("--storage", sqlite_db, log=log) as served:
+            dead = min(served.processes)
             os.kill(dead, signal.SIGKILL)
-            assert wait_until(lambda: len(workers_of(served.supervisor.pid) - {dead}) == 2)
-            now = Served(served.address, served.supervisor, workers_of(served.supervisor.pid))
-            with ExitStack() as stack:  # the survivor, and the new worker once it has started
+            assert wait_until(lambda: len(server_processes_of(served.supervisor.pid) - {dead}) == 2)
+            now = Served(
+                served.address, served.supervisor, server_processes_of(served.supervisor.pid)
+            )
+            with ExitStack() as stack:  # the survivor, and the new one once it has started
                 for client in now.one_on_each(stack, agent="mortgage"):
                     assert client.receive_turn()
         log.seek(0)
         output = log.read().decode()
-    assert f"worker {dead} died (exit code -9); worker " in output
+    assert f"server process {dead} died (exit code -9); server process " in output
 
 
-def test_workers_stop_when_their_supervisor_is_killed(sqlite_db: str) -> None:
-    with two_workers("--storage", sqlite_db) as served:
+def test_server_processes_stop_when_their_supervisor_is_killed(sqlite_db: str) -> None:
+    with two_server_processes("--storage", sqlite_db) as served:
         started = children(served.supervisor.pid)
         served.supervisor.kill()
         served.supervisor.wait()
@@ -359,11 +370,11 @@ def test_workers_stop_when_their_supervisor_is_killed(sqlite_db: str) -> None:
         assert wait_until(lambda: port_is_free(served.address))
 
 
-def test_a_worker_that_cannot_start_stops_them_all(sqlite_db: str, tmp_path: Path) -> None:
-    """Another worker would fail the same way: ``serve`` exits 3, as one worker does."""
+def test_a_server_process_that_cannot_start_stops_them_all(sqlite_db: str, tmp_path: Path) -> None:
+    """Another server process would fail the same way: ``serve`` exits 3, as one process does."""
     command = [sys.executable, "-m", "runtime.cli", "serve", "--workers", "2"]
     command += ["--port", str(free_port()), "--storage", sqlite_db]
-    command += ["--audit-file", str(tmp_path)]  # a folder: the workers' start-up fails
+    command += ["--audit-file", str(tmp_path)]  # a folder: the server processes' start-up fails
     done = subprocess.run(command, capture_output=True, text=True, timeout=STOP_TIMEOUT_S)
     assert done.returncode == 3
     assert "failed to start: stopping the others" in done.stderr
@@ -381,28 +392,32 @@ def test_a_port_already_taken_stops_serve_at_once(sqlite_db: str) -> None:
     assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in done.stderr
 
 
-def test_memory_sessions_cannot_be_shared_by_workers(
+def test_memory_sessions_cannot_be_shared_by_server_processes(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in STORAGE_ENVS:
         monkeypatch.delenv(name, raising=False)
     assert main(["serve", "--workers", "2"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("a2ui-runtime: error: --workers 2 needs sessions every worker sees")
+    expected = "a2ui-runtime: error: --workers 2 needs sessions every server process sees"
+    assert line.startswith(expected)
 
 
-def test_the_import_api_is_served_by_one_worker(
+def test_the_import_api_is_served_by_one_server_process(
     sqlite_db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["serve", "--workers", "2", "--storage", sqlite_db, "--import-api"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("a2ui-runtime: error: --import-api needs one worker, not 2: ")
+    assert line.startswith("a2ui-runtime: error: --import-api needs one server process, not 2: ")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", "1.5"])
-def test_workers_is_a_count_or_auto(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_workers_flag_is_a_count_or_auto(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exited:
         build_parser().parse_args(["serve", "--workers", value])
     assert exited.value.code == 2
-    assert f"expected a number of workers or 'auto', not {value!r}" in capsys.readouterr().err
+    expected = f"expected a number of server processes or 'auto', not {value!r}"
+    assert expected in capsys.readouterr().err
     assert build_parser().parse_args(["serve", "--workers", "auto"]).workers == available_cores()

@@ -1,4 +1,4 @@
-"""The run environment LangGraph's Agent Server gives a graph, rebuilt for each run of an agent.
+"""The run context LangGraph's Agent Server gives a graph, rebuilt for each run of an agent.
 
 Templates read their settings from ``runtime.context`` (a ``context_schema`` dataclass, pydantic
 model or TypedDict whose defaults often read environment variables in ``__post_init__``), older
@@ -13,7 +13,8 @@ agents from ``config["configurable"]``, and factories from ``(config, runtime)``
   server puts them;
 * a factory gets a ``ServerRuntime`` holding the context values, the store and the user.
 
-Like the server, the context is built per run, so ``__post_init__`` sees the current environment.
+Like the server, the context is built per run, so ``__post_init__`` sees the current environment
+variables.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ class ContextError(ValueError):
 
 
 @dataclass(frozen=True)
-class RunEnvironment:
-    """What one run of an agent receives besides its input."""
+class RunContext:
+    """What one run of an agent receives besides its input: its run context."""
 
     values: dict[str, Any]
     configurable: dict[str, Any]
@@ -55,9 +56,7 @@ def is_user_id_field(name: str) -> bool:
     return re.sub(r"[_\-]", "", name).lower() == "userid"
 
 
-def run_environment(
-    spec: AgentSpec, *, plugin_id: str, user_id: str | None = None
-) -> RunEnvironment:
+def make_run_context(spec: AgentSpec, *, plugin_id: str, user_id: str | None = None) -> RunContext:
     """The context values and configurable of one run for the session's user (if any)."""
     values = dict(spec.context)
     if user_id is not None:
@@ -68,7 +67,7 @@ def run_environment(
     configurable |= {"assistant_id": plugin_id, "graph_id": spec.graph_id}
     if user is not None:
         configurable[AUTH_USER_KEY] = user
-    return RunEnvironment(values, configurable, user)
+    return RunContext(values, configurable, user)
 
 
 def build_context(schema: Any, values: Mapping[str, Any]) -> Any:

@@ -10,11 +10,11 @@ import pytest
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from runtime.adapters.environment import (
+from runtime.adapters.run_context import (
     AUTH_USER_KEY,
     ContextError,
     build_context,
-    run_environment,
+    make_run_context,
 )
 from runtime.contract.agent import AgentSpec
 
@@ -62,8 +62,8 @@ def spec(**values: Any) -> AgentSpec:
 
 
 def context(schema: Any, user_id: str | None = None, **settings: Any) -> Any:
-    environment = run_environment(spec(context=settings), plugin_id="p", user_id=user_id)
-    return build_context(schema, environment.values)
+    run_context = make_run_context(spec(context=settings), plugin_id="p", user_id=user_id)
+    return build_context(schema, run_context.values)
 
 
 def test_defaults_then_settings_then_the_user(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,11 +101,11 @@ def test_a_bad_value_names_the_field() -> None:
 
 
 def test_configurable_gets_the_values_but_never_the_runtimes_keys() -> None:
-    environment = run_environment(
+    run_context = make_run_context(
         spec(context={"model": "m", "thread_id": "stolen"}), plugin_id="p", user_id="dave"
     )
 
-    configurable = environment.configurable
+    configurable = run_context.configurable
     assert configurable["model"] == "m" and configurable["user_id"] == "dave"
     assert "thread_id" not in configurable
     assert (configurable["assistant_id"], configurable["graph_id"]) == ("p", "agent")
@@ -113,7 +113,7 @@ def test_configurable_gets_the_values_but_never_the_runtimes_keys() -> None:
 
 
 def test_without_a_user_there_is_no_user() -> None:
-    environment = run_environment(spec(), plugin_id="p")
+    run_context = make_run_context(spec(), plugin_id="p")
 
-    assert environment.user is None and AUTH_USER_KEY not in environment.configurable
-    assert "user_id" not in environment.values
+    assert run_context.user is None and AUTH_USER_KEY not in run_context.configurable
+    assert "user_id" not in run_context.values
