@@ -1,6 +1,6 @@
 """The supervisor's side of ``serve --workers N`` (``runtime.serving._handoff``) on real sockets:
 which server process each accepted connection goes to. Whole servers are in
-``test_processes.py``."""
+``test_server_processes.py``."""
 
 from __future__ import annotations
 
