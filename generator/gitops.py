@@ -23,9 +23,12 @@ replaces one of the settings above.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -196,13 +199,33 @@ def mark_conflicted(root: Path, path: Path, *, base: str, ours: str, theirs: str
     git(root, "update-index", "--index-info", stdin="\n".join(entries) + "\n")
 
 
-def restore(root: Path, folder: Path) -> None:
-    """Put ``folder`` back as HEAD has it: what an update changed, and nothing else, is undone.
+def unmerged(root: Path, folder: Path) -> str:
+    """The index entries of ``folder``'s unmerged files (``mode sha stage<TAB>path`` lines)."""
+    return git(root, "ls-files", "--unmerged", "--", str(folder))
 
-    Only called on a folder that was clean when the update began.
-    """
-    git(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", str(folder))
-    git(root, "clean", "-d", "--force", "--quiet", "--", str(folder))
+
+def record_unmerged(root: Path, entries: str) -> None:
+    """Record ``entries`` (``unmerged``'s lines, read in another worktree of this repository,
+    whose objects it shares) as this index's: the files are unmerged here too."""
+    paths = sorted({line.split("\t", 1)[1] for line in entries.splitlines() if line})
+    cleared = [f"0 {'0' * 40}\t{path}" for path in paths]
+    git(root, "update-index", "--index-info", stdin="\n".join([*cleared, entries]) + "\n")
+
+
+@contextlib.contextmanager
+def worktree(root: Path) -> Iterator[Path]:
+    """A checkout of HEAD in a temporary folder (``git worktree``), removed on exit: where an
+    update is staged, since Copier merges in a git repository, so that the repository's own
+    tree changes only once the update has passed."""
+    scratch = Path(tempfile.mkdtemp(prefix="agent-import-update-"))
+    tree = scratch / "tree"
+    try:
+        git(root, "worktree", "add", "--detach", "--quiet", "--", str(tree), "HEAD")
+        yield tree
+    finally:
+        query(root, "worktree", "remove", "--force", "--", str(tree))
+        shutil.rmtree(scratch, ignore_errors=True)
+        query(root, "worktree", "prune")
 
 
 def head(root: Path) -> str:

@@ -4,8 +4,10 @@ The agent is fetched again from the source recorded in the plugin's .copier-answ
 --ref, else the recorded ref: the branch it was imported from) and inspected again; its screens
 are designed again only if its state fields or nodes changed. ``copier update`` re-renders the
 plugin with the current template and keeps hand edits; screens are merged by component id; src/
-is replaced. The result is validated offline and left as a diff in the working tree, or committed
-on a new branch with --branch (one commit per plugin, the message summarising the change).
+is replaced. All of it is staged in a worktree of the repository and validated offline there;
+only an update that passed is written into the plugin's folder, left as a diff in the working
+tree, or committed on a new branch with --branch (one commit per plugin, the message summarising
+the change). A failed check writes nothing.
 
 --template-only re-renders with the current template and leaves the agent as it is. --all
 updates every imported plugin, one at a time. A conflict is reported file by file, left marked

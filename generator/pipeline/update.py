@@ -3,7 +3,7 @@
 check → fetch → inspect → design → render → validate → commit:
 
 * **check**: the plugin exists, was imported (``.copier-answers.yml``), and its folder is
-  committed, since the update merges into what git has and restores it if anything fails;
+  committed, since the update merges into what git has;
 * **fetch** the source recorded in the answers at the new ref (default: the recorded one, that
   is the branch it was imported from) and **inspect** it again;
 * **design** again only when the agent's state fields or nodes changed; otherwise the recorded
@@ -14,10 +14,14 @@ check → fetch → inspect → design → render → validate → commit:
   blob ids the answers record (``render.screen_files``, ``render.agent_file``); the vendored
   ``src/`` is replaced;
 * **validate** the result offline, as an import does;
-* **commit** (``branch``): one commit of the plugin folder, whose message summarises the change.
+* **write** it in place of the plugin's folder, and **commit** (``branch``): one commit of the
+  plugin folder, whose message summarises the change.
 
-A conflict (Copier's conflicting lines, or the same property of the same component changed on
-both sides) leaves the markers in the working tree, is reported file by file, and nothing is
+The render and the checks run on a staged copy: a worktree of the repository at HEAD (Copier
+merges in a git repository), so the plugin's folder changes only once the update has passed, and
+a failure at any step leaves it as it was. A conflict (Copier's conflicting lines, or the same
+property of the same component changed on both sides) is the exception: the folder is written
+with the markers, the files recorded as unmerged in git, reported file by file, and nothing is
 committed. ``template_only`` skips fetch, inspect and design: it is ``copier update --defaults``
 with the same checks, what a template improvement needs.
 """
@@ -55,6 +59,7 @@ from generator.render.screen_files import (
     screens_of,
 )
 from generator.render.screens import Screen
+from generator.render.staging import replace_with
 from generator.render.template import (
     PluginAnswers,
     PluginData,
@@ -119,9 +124,9 @@ def update_plugin(
 ) -> UpdateResult:
     """Update one imported plugin; refusals and failures raise ``AgentImportError``.
 
-    A failure before Copier runs leaves the folder untouched; one while it writes restores the
-    folder from git. Conflicts and a failed validation are results, not errors: the working tree
-    shows them to the reviewer, and nothing is committed. The plugin id's claim is held
+    The update is staged in a worktree: a failure, or a failed validation, leaves the folder as
+    it was. Conflicts and a failed validation are results, not errors; conflicts are written for
+    the reviewer to resolve, and nothing is committed. The plugin id's claim is held
     throughout: an import or update of the same plugin elsewhere is refused meanwhile.
     """
     root = root.resolve()
@@ -169,41 +174,45 @@ def _update(
             plan = _agent_plan(options, recorded, template, root, workspace, step)
         if plan.up_to_date:
             return result("up_to_date", plan.changes)
-        warm.start()  # the check interpreter imports its libraries while Copier renders
-        with step("render") as note:
-            try:
-                conflicts, hand_edited = _apply(plan, root, folder, template)
-            except BaseException:
-                gitops.restore(root, folder)
-                raise
-            files = gitops.changed_files(root, folder)
-            note.append(f"{len(files)} files changed")
-            if conflicts:
-                note.append(f"{len(conflicts)} conflicts")
-            if template.dirty:
-                note.append(f"template has uncommitted changes; used {template.commit[:12]}")
-    changes = plan.changes.model_copy(update={"screens_hand_edited": hand_edited})
-    if conflicts:
-        return result("conflicts", changes, files=files, conflicts=conflicts)
-    if invalid := invalid_screens(folder):
-        return result("invalid", changes, files=files, conflicts=invalid)
-    environment = read_agent(folder).environment
-    if environment.kind == "isolated":
-        relock = bool(changes.requirements_added or changes.requirements_removed)
-        local = plan.local_packages
-        with step("environment") as note:
-            try:
-                note.append(refresh(root, folder, environment, relock=relock, local_packages=local))
-            except BaseException:
-                gitops.restore(root, folder)
-                raise
-        files = gitops.changed_files(root, folder)  # with the lock written again
-    with step("validate") as note:
-        if environment.kind == "isolated":
-            report = validate_isolated(root, folder)
-        else:
-            report = validate(folder, python=approved_env_python(root, options.plugin_id))
-        note.append("passed" if report.ok else "FAILED")
+        with gitops.worktree(root) as tree:
+            warm.start()  # the check interpreter imports its libraries while Copier renders
+            staged = tree / folder.relative_to(root)
+            with step("render") as note:
+                conflicts, hand_edited = _apply(plan, tree, staged, template)
+                files = gitops.changed_files(tree, staged)
+                note.append(f"{len(files)} files changed")
+                if conflicts:
+                    note.append(f"{len(conflicts)} conflicts")
+                if template.dirty:
+                    note.append(f"template has uncommitted changes; used {template.commit[:12]}")
+            changes = plan.changes.model_copy(update={"screens_hand_edited": hand_edited})
+            if conflicts:  # written with their markers, for the reviewer to resolve
+                with step("write") as note:
+                    replace_with(folder, staged)
+                    gitops.record_unmerged(root, gitops.unmerged(tree, staged))
+                    note.append(f"{folder.relative_to(root)}, with {len(conflicts)} conflicts")
+                return result("conflicts", changes, files=files, conflicts=conflicts)
+            if invalid := invalid_screens(staged):
+                return result("invalid", changes, files=files, conflicts=invalid)
+            environment = read_agent(staged).environment
+            if environment.kind == "isolated":
+                relock = bool(changes.requirements_added or changes.requirements_removed)
+                local = plan.local_packages
+                with step("environment") as note:
+                    note.append(
+                        refresh(root, staged, environment, relock=relock, local_packages=local)
+                    )
+                files = gitops.changed_files(tree, staged)  # with the lock written again
+            with step("validate") as note:
+                if environment.kind == "isolated":
+                    report = validate_isolated(root, staged)
+                else:
+                    report = validate(staged, python=approved_env_python(root, options.plugin_id))
+                note.append("passed" if report.ok else "FAILED: nothing was written")
+            if report.ok:
+                with step("write") as note:
+                    replace_with(folder, staged)
+                    note.append(str(folder.relative_to(root)))
     commit = None
     if report.ok and options.branch is not None and files:
         with step("commit") as note:

@@ -27,6 +27,24 @@ from generator.render.claim import Claim
 STAGING_PREFIX = ".agent-import-staging-"
 
 
+def replace_with(target: Path, staged: Path) -> None:
+    """Put a copy of ``staged`` (built elsewhere: an update's worktree) in place of ``target``,
+    an existing plugin folder: copied to a hidden sibling, then swapped in by two renames; the old
+    folder comes back if the swap fails. The caller holds the plugin id's claim."""
+    scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX + target.name + "-", dir=target.parent))
+    try:
+        fresh, previous = scratch / target.name, scratch / f"{target.name}.previous"
+        shutil.copytree(staged, fresh, symlinks=True)
+        os.rename(target, previous)
+        try:
+            os.rename(fresh, target)
+        except OSError as exc:
+            os.rename(previous, target)
+            raise AgentImportError(f"could not move the update into {target}: {exc}") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 class Staging:
     """``folder`` is where the plugin is built; ``commit()`` makes it ``plugins_dir/plugin_id``."""
 

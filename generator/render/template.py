@@ -203,9 +203,10 @@ def render(
 
 
 def update(folder: Path, *, template: Template, data: dict[str, Any] | None) -> None:
-    """``copier update`` of a plugin folder to ``template``: a 3-way merge that keeps hand edits,
-    conflicts left inline. ``data`` None re-renders with the recorded answers; the generator's
-    own files (``GENERATED_FILES``) are neither rendered nor merged."""
+    """``copier update`` of a plugin folder (in the repository or a worktree of it) to
+    ``template``: a 3-way merge that keeps hand edits, conflicts left inline. ``data`` None
+    re-renders with the recorded answers; the generator's own files (``GENERATED_FILES``) are
+    neither rendered nor merged."""
     from copier import run_update  # imported here: it costs most of a second
 
     # Copier takes the template from the _src_path the answers record (template_repo.py).
@@ -214,7 +215,7 @@ def update(folder: Path, *, template: Template, data: dict[str, Any] | None) -> 
         # Copier warns about a dirty template; find_template reports it in one line.
         warnings.simplefilter("ignore")
         run_update(
-            str(folder.relative_to(template.root)),
+            str(folder),
             data=data,
             vcs_ref=source.commit,
             defaults=True,

@@ -376,6 +376,38 @@ def test_a_failure_while_rendering_restores_the_folder(
     assert git(setup.repo, "status", "--porcelain") == ""
 
 
+def test_an_update_that_fails_its_checks_writes_nothing(setup: ImportedPlugin) -> None:
+    """Staged in a worktree: the plugin's folder changes only once the update has passed."""
+    graph = VOWELS["graph.py"].replace(
+        "def vowels(", "import no_such_module_for_sure\n\n\ndef vowels("
+    )
+    setup.change_upstream({"graph.py": graph})
+    before = worktree(setup.repo)
+
+    result = setup.update()
+
+    assert result.status == "invalid" and result.validation is not None
+    assert result.validation.checks[0].missing_module == "no_such_module_for_sure"
+    assert worktree(setup.repo) == before
+    assert git(setup.repo, "status", "--porcelain") == ""
+    assert len(git(setup.repo, "worktree", "list").splitlines()) == 1  # the staging one is gone
+
+
+def test_conflicts_are_written_as_unmerged_and_the_staging_worktree_is_gone(
+    setup: ImportedPlugin, tmp_path: Path
+) -> None:
+    setup.edit_screen("result", "title", text="Ours")
+    setup.change_upstream(VOWELS)
+
+    result = setup.update(design_file=conflicting_design(setup, tmp_path, "Theirs"))
+
+    assert result.status == "conflicts"
+    status = git(setup.repo, "status", "--porcelain").splitlines()
+    assert f"UU runtime/plugins/{PLUGIN}/screens/result.json" in status
+    assert "def vowels" in (setup.plugin / "src" / "graph.py").read_text()  # the rest, too
+    assert len(git(setup.repo, "worktree", "list").splitlines()) == 1
+
+
 Refusal = Callable[[ImportedPlugin], dict[str, Any]]
 
 
