@@ -38,7 +38,7 @@ from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Inspection
-from generator.pipeline.hinted import retry_with_hints
+from generator.pipeline.hinted import Staged, retry_with_hints
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
@@ -175,25 +175,25 @@ def import_agent(
                 on_text=on_text,
             )
             note.append(designed(screens))
-        with step("render") as note:
-            strategy = check_strategy(options.strategy, inspection, screens.graph_id)
-            declared, checked = (
-                check_proposals(inspection.dependencies)
-                if options.approve_deps
-                else (inspection.dependencies, [])
-            )
-            note.extend(checked)
-            dependencies = check_dependencies(declared)
-            decision = None
-            if _may_isolate(options):  # agent.json records it: decided before rendering
-                with step("environment") as decided:
-                    decision = decide(
-                        root, options.plugin_id, dependencies.lines(), inspection=inspection
-                    )
-                    decided.append(decision.note)
+        strategy = check_strategy(options.strategy, inspection, screens.graph_id)
+        declared, checked = (
+            check_proposals(inspection.dependencies)
+            if options.approve_deps
+            else (inspection.dependencies, [])
+        )
+        dependencies = check_dependencies(declared)
+        decision = None
+        if _may_isolate(options):  # agent.json records it: decided before rendering
+            with step("environment") as note:
+                decision = decide(
+                    root, options.plugin_id, dependencies.lines(), inspection=inspection
+                )
+                note.append(decision.note)
                 if decision.lock is None and dependencies.missing:  # uv beside Copier
                     scratch = workspace.folder("install-")
                     prefill.start(root, options.plugin_id, dependencies.lines(), scratch)
+        with step("render") as note:
+            note.extend(checked)
             plugin = plugin_data(
                 screens,
                 inspection,
@@ -231,23 +231,26 @@ def import_agent(
             python = None if isolated else _python(options, root, s.folder, dependencies, prefill)
             if not isolated:
                 note.append(_dependency_summary(dependencies, python, options))
+        staged = Staged(
+            root=root,
+            folder=s.folder,
+            design=screens,
+            template=template,
+            inspection=inspection,
+            plugin=plugin,
+            dependencies=dependencies,
+            python=python,
+        )
         with step("validate") as note:
             retried = retry_with_hints(
                 _validate(root, s.folder, python, isolated=isolated),
-                root=root,
-                folder=s.folder,
+                staged,
                 approved=options.approve_deps,
                 dry_run=options.dry_run,
                 shared_env=options.shared_env,
-                plugin=plugin,
-                design=screens,
-                template=template,
-                inspection=inspection,
-                dependencies=dependencies,
-                python=python,
             )
-            dependencies = with_lock(retried.dependencies, s.folder)
-            plugin, python = retried.plugin, retried.python
+            plugin = retried.staged.plugin
+            dependencies = with_lock(retried.staged.dependencies, s.folder)
             note.extend(retried.notes)
             report = explained(
                 retried.report.reviewing(plugin.left_for_review), options.design_options
