@@ -105,7 +105,12 @@ class Bench:
 
     def command_seconds(self) -> str:
         """The command after an upstream change, ``COMMAND_RUNS`` times (committed in between)."""
-        command = [sys.executable, "-m", "generator.cli", "update", self.example, "--offline"]
+        command = [
+            str(Path(sys.executable).with_name("agent-import")),
+            "update",
+            self.example,
+            "--offline",
+        ]
         runs = []
         for _ in range(COMMAND_RUNS):
             self.upstream_kept()

@@ -213,14 +213,22 @@ def record_unmerged(root: Path, entries: str) -> None:
 
 
 @contextlib.contextmanager
-def worktree(root: Path) -> Iterator[Path]:
-    """A checkout of HEAD in a temporary folder (``git worktree``), removed on exit: where an
+def worktree(root: Path, folder: Path) -> Iterator[Path]:
+    """A checkout of HEAD's ``folder`` alone in a temporary worktree, removed on exit: where an
     update is staged, since Copier merges in a git repository, so that the repository's own
-    tree changes only once the update has passed."""
+    tree changes only once the update has passed. The checkout is sparse (the rest of the
+    repository is never written out) through the worktree's own pattern file, so the
+    repository's configuration is left as it was (``git sparse-checkout`` would change it)."""
     scratch = Path(tempfile.mkdtemp(prefix="agent-import-update-"))
     tree = scratch / "tree"
     try:
-        git(root, "worktree", "add", "--detach", "--quiet", "--", str(tree), "HEAD")
+        git(
+            root, "worktree", "add", "--no-checkout", "--detach", "--quiet", "--", str(tree), "HEAD"
+        )
+        patterns = Path(git(tree, "rev-parse", "--absolute-git-dir")) / "info" / "sparse-checkout"
+        patterns.parent.mkdir(parents=True, exist_ok=True)
+        patterns.write_text(f"/{folder.relative_to(root).as_posix()}/\n", encoding="utf-8")
+        git(tree, "-c", "core.sparseCheckout=true", "checkout", "--quiet")
         yield tree
     finally:
         query(root, "worktree", "remove", "--force", "--", str(tree))

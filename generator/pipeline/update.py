@@ -174,7 +174,7 @@ def _update(
             plan = _agent_plan(options, recorded, template, root, workspace, step)
         if plan.up_to_date:
             return result("up_to_date", plan.changes)
-        with gitops.worktree(root) as tree:
+        with gitops.worktree(root, folder) as tree:
             warm.start()  # the check interpreter imports its libraries while Copier renders
             staged = tree / folder.relative_to(root)
             with step("render") as note:

@@ -48,7 +48,8 @@ def check_spec(
 ) -> sandbox.Spec:
     """The sandbox of a check of ``folder`` run with ``python`` (``sites`` first on its path),
     which writes what it found to ``results`` (made here, empty, the one host file it may
-    write) and runs from a private ``/tmp``."""
+    write) and runs from a private ``/tmp``. It shows the ``runtime`` and ``generator`` this
+    process imports, which the check interpreter imports too (``warm.package_roots``)."""
     results.touch()
     sandbox.hand_over(results)
     readable = [*sandbox.this_interpreter(), *sandbox.interpreter_paths(python), *sites]

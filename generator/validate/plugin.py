@@ -209,6 +209,7 @@ def _cold(
     spec: sandbox.Spec | None,
 ) -> bool:
     """The checks in a new interpreter, its output in the scratch folder; False on the limit.
+    It imports ``runtime`` and ``generator`` from where this process does, as the warm one does.
 
     The interpreter (or the sandbox's keeper) leads its own process group, so the limit ends
     whatever the agent started too, as in the warm interpreter's forks."""
@@ -219,7 +220,7 @@ def _cold(
             sandbox.command(spec, command) if spec else command,
             stdout=output,
             stderr=output,
-            env=env,
+            env=warm.with_packages(env),
             cwd=scratch,
             stdin=subprocess.DEVNULL,
             start_new_session=True,

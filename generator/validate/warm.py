@@ -29,10 +29,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import importlib.util
 import json
 import os
 import select
 import signal
+import site
 import socket
 import subprocess
 import sys
@@ -58,6 +60,8 @@ PRELOAD = (
 #: What of the caller's environment the warm interpreter starts with: nothing secret, since a
 #: fork's memory holds what its interpreter was started with (each check gets its own variables).
 INTERPRETER_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH")
+#: The packages the checks run, imported from where their caller imports them (``package_roots``).
+PACKAGES = ("runtime", "generator")
 #: The file a child's stdout and stderr go to, in its scratch folder.
 OUTPUT_FILE = "output.log"
 #: The file a child writes why its sandbox could not be made to, in its scratch folder.
@@ -107,10 +111,10 @@ class Warm:
                 stderr=subprocess.DEVNULL,
                 cwd=self._home.name,
                 pass_fds=(listener.fileno(),),
-                env={
-                    **{name: os.environ[name] for name in INTERPRETER_ENV if name in os.environ},
-                    "PYTHONDONTWRITEBYTECODE": "1",
-                },
+                env=with_packages(
+                    {name: os.environ[name] for name in INTERPRETER_ENV if name in os.environ}
+                    | {"PYTHONDONTWRITEBYTECODE": "1"}
+                ),
             )
         self.owner = os.getpid()
 
@@ -161,6 +165,33 @@ class Warm:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self._home.cleanup()
+
+
+def package_roots() -> list[str]:
+    """The folders this process imports ``PACKAGES`` from (each one's parent), but the
+    interpreter's site-packages, where a new interpreter of it finds them anyway.
+
+    First on a check interpreter's path, they make it import the ``runtime`` and ``generator``
+    this process imports, the ones the checks' sandbox shows (``confined.py``): not those of
+    the checkout the interpreter's editable install points at, when this process runs in
+    another (``python -m generator.cli`` in a clone puts the clone first on its path only)."""
+    sites = {
+        os.path.realpath(path) for path in [*site.getsitepackages(), site.getusersitepackages()]
+    }
+    roots: list[str] = []
+    for name in PACKAGES:
+        found = importlib.util.find_spec(name)
+        for folder in (found.submodule_search_locations or [])[:1] if found else []:
+            root = os.path.dirname(os.path.abspath(folder))
+            if root not in roots and os.path.realpath(root) not in sites:
+                roots.append(root)
+    return roots
+
+
+def with_packages(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a new check interpreter: ``package_roots`` first on its ``PYTHONPATH``."""
+    path = os.pathsep.join([*package_roots(), *filter(None, [env.get("PYTHONPATH")])])
+    return env | {"PYTHONPATH": path} if path else env
 
 
 def _end(pid: int | None) -> None:

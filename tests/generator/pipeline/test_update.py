@@ -383,10 +383,12 @@ def test_an_update_that_fails_its_checks_writes_nothing(setup: ImportedPlugin) -
     )
     setup.change_upstream({"graph.py": graph})
     before = worktree(setup.repo)
+    config = (setup.repo / ".git" / "config").read_text()
 
     result = setup.update()
 
     assert result.status == "invalid" and result.validation is not None
+    assert (setup.repo / ".git" / "config").read_text() == config  # a sparse staging, no setting
     assert result.validation.checks[0].missing_module == "no_such_module_for_sure"
     assert worktree(setup.repo) == before
     assert git(setup.repo, "status", "--porcelain") == ""
