@@ -62,3 +62,14 @@ def sandbox_available() -> None:
         pytest.fail(f"no sandbox on CI: {why}")
     if why:
         pytest.skip(f"no sandbox here: {why}")
+
+
+@pytest.fixture(autouse=True)
+def chat_models_left_alone() -> Iterator[None]:
+    """A test that installs the offline models in the test process would swap the chat models of
+    every later test in it (and start isolated workers with them): such checks run in a process of
+    their own, as validation runs them."""
+    yield
+    from runtime.testing import offline_models
+
+    assert not offline_models.active(), "this test left the offline models installed in-process"

@@ -1,14 +1,17 @@
 """The smoke test's turns run through the runtime's turn engine (``generator.validate.smoke``):
-what the runtime would do to a turn (run policy, masking, rollback), the check does too."""
+what the runtime would do to a turn (run policy, masking, rollback), the check does too.
+
+Each check runs in a process of its own, as validation runs it: the offline models it installs
+patch every chat model of the process."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
-from generator.validate.smoke import SAMPLE_MESSAGE, run_checks
+from generator.validate.smoke import SAMPLE_MESSAGE, CheckResult, CheckResults
 
 PLUGIN = """
 from typing import Any
@@ -57,6 +60,17 @@ def probe(tmp_path: Path, *, body: str = "pass", loops: str = "False") -> Path:
     return folder
 
 
+def run_checks(folder: Path, message: str = SAMPLE_MESSAGE) -> list[CheckResult]:
+    """``python -m generator.validate.smoke`` on ``folder``, saying ``message`` on its turn."""
+    out = folder.parent / "results.json"
+    script = (
+        "import sys; from generator.validate import smoke; "
+        f"smoke.SAMPLE_MESSAGE = {message!r}; sys.exit(smoke.main(sys.argv[1:]))"
+    )
+    subprocess.run([sys.executable, "-c", script, str(folder), str(out)], timeout=120, check=False)
+    return CheckResults.validate_json(out.read_text())
+
+
 def test_a_turn_runs_under_the_plugins_run_policy(tmp_path: Path) -> None:
     """The plugin's recursion limit of 5 stops the loop as the runtime would (LangGraph's own
     default, run without the engine, is 25)."""
@@ -72,11 +86,8 @@ def test_the_agents_own_exception_is_reported_with_its_traceback(tmp_path: Path)
     assert "raise LookupError('no rate for that')" in (checks[1].traceback or "")
 
 
-def test_a_card_number_the_customer_types_never_reaches_the_graph(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("generator.validate.smoke.SAMPLE_MESSAGE", "my card is 4929123456734821")
-    checks = run_checks(probe(tmp_path))
+def test_a_card_number_the_customer_types_never_reaches_the_graph(tmp_path: Path) -> None:
+    checks = run_checks(probe(tmp_path), "my card is 4929123456734821")
     assert checks[1].ok, checks[1].summary
     said = [line for line in checks[1].transcript if "voice: heard my card" in line]
     assert said == ["message 'my card is 4929123456734821': voice: heard my card is ****4821"]
