@@ -136,7 +136,7 @@ def test_sessions_killed_at_random_moments_are_never_behind_what_they_showed(
             for customer in customers:
                 customer.thread.join(timeout=30)
         seen = [c for c in customers if c.session_id is not None and c.screens]
-        with runtime_server(*store, *audit) as (address, _), ThreadPoolExecutor(4) as pool:
+        with runtime_server(*store, *audit) as (address, _), ThreadPoolExecutor(10) as pool:
             shown = pool.map(lambda c: redrawn(address, str(c.session_id)), seen)
             comebacks.update(zip((str(c.session_id) for c in seen), shown, strict=True))
         played += seen
