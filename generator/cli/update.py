@@ -60,6 +60,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="commit the update on this new branch, ready for a PR",
     )
     add_design(parser)
+    parser.add_argument(
+        "--approve-deps",
+        action="store_true",
+        help="install the plugin's requirements (a new one upstream added included) into its "
+        "isolated validation environment, and add a requirement the agent asks for when it runs "
+        "(then validate once more), as import does",
+    )
     add_fetch_limits(parser)
     add_sandbox(parser)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -89,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             ref=args.ref,
             template_only=args.template_only,
             branch=args.branch,
+            approve_deps=args.approve_deps,
             design_file=args.design_file,
             design_options=design_options(args),
             limits=fetch_limits(args),

@@ -35,7 +35,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
-from generator.dependencies.environment import approved_env_python, check_dependencies
+from generator.dependencies.environment import (
+    approved_env_python,
+    check_dependencies,
+    install_approved,
+)
 from generator.dependencies.isolation import refresh, validate_isolated
 from generator.design import Design, DesignOptions, Provenance
 from generator.design.facts import select_graph
@@ -44,6 +48,7 @@ from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
 from generator.inspect import inspect_source
 from generator.models import Inspection
 from generator.pipeline.changes import Changes, shape_changes, short, source_label
+from generator.pipeline.hinted import retry_in_place
 from generator.pipeline.importer import check_strategy, design_screens
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
@@ -76,7 +81,13 @@ from generator.validate import warm
 from generator.validate.plugin import Report, validate
 from runtime.a2ui.validate import ValidationIssue
 from runtime.contract.agent import AgentSpec
-from runtime.contract.layout import ANSWERS_FILE, PLUGINS_FOLDER, SCREENS_FOLDER, SOURCE_FOLDER
+from runtime.contract.layout import (
+    ANSWERS_FILE,
+    PLUGINS_FOLDER,
+    REQUIREMENTS_FILE,
+    SCREENS_FOLDER,
+    SOURCE_FOLDER,
+)
 
 Status = Literal["updated", "up_to_date", "conflicts", "invalid"]
 
@@ -90,6 +101,11 @@ class UpdateOptions(BaseModel):
     ref: str | None = Field(default=None, description="None: the ref recorded at import.")
     template_only: bool = Field(default=False, description="Re-render; leave the agent as is.")
     branch: str | None = Field(default=None, description="Commit the update on this branch.")
+    approve_deps: bool = Field(
+        default=False,
+        description="Install the requirements into the plugin's validation environment first, "
+        "and retry once with a requirement an ImportError names (as import does).",
+    )
     design_file: Path | None = None
     design_options: DesignOptions = DesignOptions()
     limits: FetchLimits = FetchLimits()
@@ -207,7 +223,17 @@ def _update(
                 if environment.kind == "isolated":
                     report = validate_isolated(root, staged)
                 else:
-                    report = validate(staged, python=approved_env_python(root, options.plugin_id))
+                    python = approved_env_python(root, options.plugin_id)
+                    if options.approve_deps:
+                        python = install_approved(
+                            root, options.plugin_id, staged / REQUIREMENTS_FILE
+                        )
+                    report = validate(staged, python=python)
+                report, retried = retry_in_place(
+                    root, staged, report, approved=options.approve_deps
+                )
+                note.extend(retried)
+                files = gitops.changed_files(tree, staged)  # with a hinted requirement added
                 note.append("passed" if report.ok else "FAILED: nothing was written")
             if report.ok:
                 with step("write") as note:

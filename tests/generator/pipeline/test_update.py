@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_repo import ImportedPlugin, commit_all, counter_agent, git, tree
+from plugin_repo import ImportedPlugin, commit_all, counter_agent, git, only_index, tree, wheel
 
 from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
@@ -408,6 +408,43 @@ def test_conflicts_are_written_as_unmerged_and_the_staging_worktree_is_gone(
     assert f"UU runtime/plugins/{PLUGIN}/screens/result.json" in status
     assert "def vowels" in (setup.plugin / "src" / "graph.py").read_text()  # the rest, too
     assert len(git(setup.repo, "worktree", "list").splitlines()) == 1
+
+
+#: The upstream change: the agent needs a package it names only when it is imported.
+NEEDS_A_PACKAGE = {
+    "graph.py": VOWELS["graph.py"].replace(
+        "def vowels(",
+        "try:\n    import vowel_counter  # noqa: F401\nexcept ImportError as exc:\n"
+        "    raise ImportError('counting vowels needs: pip install vowel-counter') from exc\n\n\n"
+        "def vowels(",
+    )
+}
+
+
+@pytest.mark.slow
+def test_a_requirement_the_new_upstream_needs_is_installed_once_approved(
+    setup: ImportedPlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = tmp_path / "index"
+    wheel(index, "vowel-counter", "vowel_counter")
+    only_index(index, monkeypatch)
+    setup.change_upstream(NEEDS_A_PACKAGE)
+    before = worktree(setup.repo)
+
+    refused = setup.update()
+
+    assert refused.status == "invalid" and refused.validation is not None
+    assert "vowel-counter" in refused.validation.describe() and "--approve-deps" in (
+        refused.validation.describe()
+    )
+    assert worktree(setup.repo) == before
+
+    result = setup.update(approve_deps=True)
+
+    assert result.status == "updated", result.validation and result.validation.describe()
+    requirements = (setup.plugin / "requirements.txt").read_text().splitlines()
+    assert "vowel-counter" in requirements
+    assert result.changes.requirements_added == ["vowel-counter"]
 
 
 Refusal = Callable[[ImportedPlugin], dict[str, Any]]
