@@ -4,8 +4,8 @@ The runtime was grouped by audience (``runtime.contract``, ``storage``, ``turns`
 ``testing``). A plugin written before imports ``runtime.plugin``, ``runtime.contracts`` or
 ``runtime.policy``: each old path is an alias of the module at its new home (the same module
 object, so ``isinstance`` and class identity hold), and the first import of an old path logs which
-path to use instead. Later, modules were renamed so each name means one thing (docs/glossary.md):
-``runtime.serving.workers`` (server processes) and ``runtime.adapters.environment`` (the run
+path to use instead. Modules renamed so that each name means one thing (docs/glossary.md) are
+aliased too: ``runtime.workers`` (server processes) and ``runtime.adapters.environment`` (the run
 context).
 """
 
@@ -41,7 +41,6 @@ MOVED: Final[dict[str, str]] = {
     "runtime.outbox": "runtime.turns.outbox",
     "runtime.server": "runtime.serving.app",
     "runtime.workers": "runtime.serving.processes",
-    "runtime.serving.workers": "runtime.serving.processes",
     "runtime.adapters.environment": "runtime.adapters.run_context",
     "runtime.origins": "runtime.serving.origins",
     "runtime.proxies": "runtime.serving.proxies",

@@ -362,13 +362,22 @@ class TurnEngine:
         snapshot = await asyncio.to_thread(self.graph.get_state, self.config)
         before: dict[str, Any] = dict(snapshot.values or {})
         waiting = self._waiting(snapshot)
-        screen = approval_events(self.plugin.plugin_id, waiting) or self.plugin.failure_events(
-            cast(CommonState, before), message
+        screen = approval_events(self.plugin.plugin_id, waiting) or self._failure_screen(
+            before, message
         )
         error = TurnError(code, message)
         return TurnResult(
             [event("server.error", message=message, code=code), *screen], before, waiting, error
         )
+
+    def _failure_screen(self, before: dict[str, Any], message: str) -> list[ServerEventDict]:
+        """The plugin's screen for a failed turn; none when drawing it fails too (a first turn's
+        state is empty, which a plugin may not expect): the client still gets the error."""
+        try:
+            return self.plugin.failure_events(cast(CommonState, before), message)
+        except Exception:
+            logger.exception("agent %r could not draw its failure screen", self.plugin.plugin_id)
+            return []
 
     async def _interrupts(self, config: RunnableConfig) -> tuple[PendingInterrupt, ...]:
         """What the turn just left waiting, read through its own (not yet committed) writes."""

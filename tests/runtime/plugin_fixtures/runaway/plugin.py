@@ -24,13 +24,15 @@ from runtime.contract.state import CommonState, ServerEventDict, event
 STEPS_TAKEN: list[str] = []
 #: The thread each step ran on (``threading.get_ident``).
 STEP_THREADS: list[int] = []
-CRAWL_S = 0.05
+CRAWL_S = 0.1
+#: Room for a first turn on a busy machine; a crawl always outlasts it.
+DEADLINE_S = 2.0
 
 
 class RunawayPlugin(PluginBase):
     plugin_id = "runaway"
     title = "Runaway"
-    run_policy = RunPolicy(deadline_s=1.0)
+    run_policy = RunPolicy(deadline_s=DEADLINE_S)
 
     def initial_domain_state(self) -> dict[str, Any]:
         return {"steps": 0, "heard": ""}
