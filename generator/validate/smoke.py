@@ -170,6 +170,7 @@ async def _converse(plugin: Any, errors: _ErrorLog) -> list[tuple[str, Any, list
     from runtime.turns import TurnEngine, TurnRequest
     from runtime.turns.audit import AuditLog
     from runtime.turns.context import RuntimeContext
+    from runtime.turns.outbox import prepare
 
     scratch = Path(tempfile.mkdtemp(prefix="agent-import-smoke-"))
     registry = Registry({plugin.plugin_id: plugin}, {}, InMemorySaver(), InMemoryStore())
@@ -184,13 +185,10 @@ async def _converse(plugin: Any, errors: _ErrorLog) -> list[tuple[str, Any, list
         ):
             already = len(errors.exceptions)
             result = await engine.run(request)
-            context.record_audit(SESSION_ID, plugin.plugin_id, _audit(result.outbox))
+            delivery = prepare(result.outbox, mode="voice", surfaces=frozenset())
+            context.record_audit(SESSION_ID, plugin.plugin_id, delivery.audit)
             results.append((label, result, errors.exceptions[already:]))
     return results
-
-
-def _audit(outbox: Sequence[Mapping[str, Any]]) -> list[Any]:
-    return [item for item in outbox if item["type"] == "server.audit.event"]
 
 
 def _setting_to_review(plugin: Any) -> str | None:

@@ -181,10 +181,11 @@ def package_roots() -> list[str]:
     roots: list[str] = []
     for name in PACKAGES:
         found = importlib.util.find_spec(name)
-        for folder in (found.submodule_search_locations or [])[:1] if found else []:
-            root = os.path.dirname(os.path.abspath(folder))
-            if root not in roots and os.path.realpath(root) not in sites:
-                roots.append(root)
+        if found is None or not found.submodule_search_locations:
+            continue
+        root = os.path.dirname(os.path.abspath(found.submodule_search_locations[0]))
+        if root not in roots and os.path.realpath(root) not in sites:
+            roots.append(root)
     return roots
 
 

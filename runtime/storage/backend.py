@@ -8,7 +8,7 @@ One URL picks the checkpointer, the store and the session locks together:
 * ``postgres://...`` or ``postgresql://...``: one PostgreSQL database, with advisory locks.
 
 Every question about the backend (may several processes share it, is each call a round trip,
-where do its lock files go) is a property of ``Backend``, so no other module reads the URL.
+where do its lock files go) is asked of ``Backend``, so no other module reads the URL.
 """
 
 from __future__ import annotations
@@ -58,10 +58,9 @@ class Backend:
         those with a new version (memory, PostgreSQL, which inline only immutable values)."""
         return self.kind == "sqlite"
 
-    @property
     def lock_folder(self) -> Path | None:
-        """Where a SQLite database's lock files live: beside it, as its ``-wal`` file does
-        (created if missing); None for the other backends."""
+        """Where a SQLite database's lock files live, made if missing: beside it, as its
+        ``-wal`` file is; None for the other backends."""
         if self.database is None:
             return None
         folder = self.database.with_name(f"{self.database.name}-locks")

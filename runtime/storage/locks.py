@@ -218,7 +218,7 @@ async def open_locks(storage: Backend) -> AsyncIterator[Locks]:
         finally:
             await locks.close()
         return
-    folder = storage.lock_folder
+    folder = storage.lock_folder()
     if folder is None:
         yield ProcessLocks()
         return

@@ -261,7 +261,7 @@ def _sqlite(path: Path, storage: Backend) -> Iterator[Persistence]:
 @contextmanager
 def _setup_lock(storage: Backend) -> Iterator[None]:
     """Held while one process migrates the schema: the store's migrations are not idempotent."""
-    folder = storage.lock_folder
+    folder = storage.lock_folder()
     if folder is None:  # sqlite::memory: is private to this process
         yield
         return

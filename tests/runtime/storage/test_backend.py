@@ -28,10 +28,10 @@ def test_each_url_is_one_backend_with_its_properties(
 
 
 def test_a_sqlite_database_keeps_its_locks_beside_it(tmp_path: Path) -> None:
-    assert backend(f"sqlite:{tmp_path / 'a.db'}").lock_folder == tmp_path / "a.db-locks"
+    assert backend(f"sqlite:{tmp_path / 'a.db'}").lock_folder() == tmp_path / "a.db-locks"
     assert (tmp_path / "a.db-locks").is_dir()
-    assert backend("sqlite::memory:").lock_folder is None
-    assert backend("postgres://db/x").lock_folder is None
+    assert backend("sqlite::memory:").lock_folder() is None
+    assert backend("postgres://db/x").lock_folder() is None
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,7 @@ def test_every_session_locks_a_byte_of_one_file(tmp_path: Path, session_id: str)
     """No file per session (none to create or remove a turn), and no id ever names a path."""
     database = tmp_path / "runtime.sqlite"
 
-    folder = backend(f"sqlite:{database}").lock_folder
+    folder = backend(f"sqlite:{database}").lock_folder()
     assert folder is not None
 
     async def scenario(first: SessionLock, _: SessionLock, __: SessionLock) -> None:
