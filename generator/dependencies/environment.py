@@ -123,6 +123,12 @@ def check_dependencies(dependencies: Iterable[Dependency]) -> DependencyReport:
     return report
 
 
+def check_requirements_file(path: Path) -> DependencyReport:
+    """``check_dependencies`` for a rendered plugin's ``requirements.txt``."""
+    lines = read_requirements(path)
+    return check_dependencies(Dependency(name=line, spec=line, origin=path.name) for line in lines)
+
+
 def requirement_for_module(module: str, requirements: Iterable[str]) -> str | None:
     """The requirement that most likely provides top-level ``module`` (by normalised name)."""
     top = canonicalize_name(module.partition(".")[0])

@@ -46,51 +46,49 @@ from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
 
 
-class Staged(BaseModel):
-    """A plugin rendered into its staging folder with what it was rendered from, and the
-    interpreter its checks run in: what an import's dependencies step hands to its validate
-    step, and a retry hands back, changed."""
+class Rendering(BaseModel):
+    """What an import rendered its plugin from: enough to render it again with a requirement
+    added (its answers and README list the requirements)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    root: Path
-    folder: Path
     design: Design
     template: Template
     inspection: Inspection
     plugin: PluginData
-    dependencies: DependencyReport
-    #: Where the checks run: the approved validation environment's interpreter, or None (the
-    #: runtime's, or the plugin's own environment's).
-    python: Path | None = None
 
 
 class Retried(BaseModel):
-    """The validation's outcome after a retry, if one ran: the report, the plugin as it now is
-    staged (requirements, data, interpreter), and what the retry did."""
+    """The validation's outcome after a retry, if one ran: the report, the plugin as it is now
+    rendered, its requirements and interpreter, and what the retry did."""
 
     model_config = ConfigDict(extra="forbid")
 
     report: Report
-    staged: Staged
+    rendering: Rendering
+    dependencies: DependencyReport
+    python: Path | None = None
     notes: list[str]
 
 
 def retry_with_hints(
-    report: Report, staged: Staged, *, approved: bool, dry_run: bool, shared_env: bool
+    report: Report,
+    rendering: Rendering,
+    dependencies: DependencyReport,
+    *,
+    root: Path,
+    folder: Path,
+    approved: bool,
+    dry_run: bool,
+    shared_env: bool,
 ) -> Retried:
     """``report`` unchanged when it passed or names no new requirement; else the outcome of
-    installing the hinted requirements (``approved``, not ``dry_run``) or the failure saying how
-    to approve them."""
-    same = Retried(report=report, staged=staged, notes=[])
+    rendering ``folder`` again with the hinted requirements and installing them (``approved``,
+    not ``dry_run``), or the failure saying how to approve them."""
+    same = Retried(report=report, rendering=rendering, dependencies=dependencies, notes=[])
     if report.ok:
         return same
-    root, folder, inspection, dependencies = (
-        staged.root,
-        staged.folder,
-        staged.inspection,
-        staged.dependencies,
-    )
+    inspection = rendering.inspection
     known = {r.name for r in dependencies.requirements}
     hinted = [
         d for d in hinted_requirements(report, inspection.local_packages) if d.name not in known
@@ -111,9 +109,8 @@ def retry_with_hints(
         why = DRY_RUN if approved else "not approved"
         notes = [f"proposed from an ImportError's install hint: {shown}; {why}"]
         failed = unapproved(report, hinted, dry_run=approved)
-        shown_staged = staged.model_copy(update={"dependencies": merged})
-        return Retried(report=failed, staged=shown_staged, notes=notes)
-    plugin = staged.plugin
+        return same.model_copy(update={"report": failed, "dependencies": merged, "notes": notes})
+    plugin = rendering.plugin
     plugin_id = plugin.answers.plugin_id
     decision = _decide_again(
         root,
@@ -124,21 +121,21 @@ def retry_with_hints(
         inspection=None if shared_env else inspection,
     )
     plugin = plugin_data(
-        staged.design,
+        rendering.design,
         inspection,
         strategy=plugin.answers.strategy,
         requirements=merged.lines(),
         environment=decision.environment,
     )
-    _render_again(folder, plugin, staged.design, staged.template)
+    _render_again(folder, plugin, rendering.design, rendering.template)
     checked, python, built = _install_and_validate(root, folder, plugin_id, decision.lock)
     notes = [
         f"added {shown} to {REQUIREMENTS_FILE} (an ImportError's install hint); validating again",
         decision.note,
         *built,
     ]
-    again = staged.model_copy(update={"plugin": plugin, "dependencies": merged, "python": python})
-    return Retried(report=checked, staged=again, notes=notes)
+    again = rendering.model_copy(update={"plugin": plugin})
+    return Retried(report=checked, rendering=again, dependencies=merged, python=python, notes=notes)
 
 
 def retry_in_place(

@@ -1,6 +1,7 @@
 """``import_agent``: fetch → inspect → design → render → dependencies → validate → write.
 
-Every step is one call into its module, timed and reported through ``progress``. The plugin is
+Every step is one call into its module, timed and reported through ``progress``; dependencies,
+validate and commit are the staged job ``update`` runs too (``job.py``). The plugin is
 built in a staging folder and moved into ``runtime/plugins/<plugin_id>/`` only after it
 validated, so a failure at any step leaves no plugin folder behind (and an existing one, replaced
 with ``force``, untouched). A dry run goes through the same steps in a temporary folder and
@@ -15,20 +16,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from generator import gitops
-from generator.dependencies.conflicts import check_conflicts
 from generator.dependencies.environment import (
     DependencyReport,
-    approved_env_python,
     check_dependencies,
 )
 from generator.dependencies.index import check_proposals
 from generator.dependencies.isolation import (
-    build_env,
     decide,
     find_python_version,
-    validate_isolated,
 )
-from generator.dependencies.lock import with_lock, write_lock
+from generator.dependencies.lock import with_lock
 from generator.dependencies.prefill import Prefill
 from generator.dependencies.python_version import needed_for
 from generator.design import Design, DesignOptions, design, load_design
@@ -38,7 +35,9 @@ from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch
 from generator.inspect import inspect_source
 from generator.models import Inspection
-from generator.pipeline.hinted import Staged, retry_with_hints
+from generator.pipeline import job
+from generator.pipeline.hinted import Rendering
+from generator.pipeline.job import Asked, Staged, validate_staged
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
@@ -48,11 +47,10 @@ from generator.repository import check_plugin_id
 from generator.validate import warm
 from generator.validate.diagnosis import Diagnosed, python_diagnosis
 from generator.validate.explain import explained
-from generator.validate.plugin import UNCONFINED, Report, validate
+from generator.validate.plugin import UNCONFINED, Report
 from runtime.contract.agent import EnvironmentSpec
 from runtime.contract.layout import (
     PLUGINS_FOLDER,
-    REQUIREMENTS_FILE,
     REQUIREMENTS_LOCK,
     SOURCE_FOLDER,
     Strategy,
@@ -213,49 +211,28 @@ def import_agent(
             note.extend(f"left out {skipped}" for skipped in vendored.skipped)
             if template.dirty:
                 note.append(f"template has uncommitted changes; used {template.commit[:12]}")
-        lock = decision.lock if decision is not None else None
-        isolated = lock is not None
-        with step("dependencies") as note:
-            if lock is not None:
-                write_lock(s.folder, lock)
-                note.append(build_env(root, s.folder, options.plugin_id))
-            elif options.approve_deps and not options.dry_run and decision is None:
-                note.append(
-                    check_conflicts(
-                        root,
-                        options.plugin_id,
-                        dependencies.lines(),
-                        local_packages=inspection.local_packages,
-                    )
-                )
-            python = None if isolated else _python(options, root, s.folder, dependencies, prefill)
-            if not isolated:
-                note.append(_dependency_summary(dependencies, python, options))
+        rendering = Rendering(
+            design=screens, template=template, inspection=inspection, plugin=plugin
+        )
         staged = Staged(
             root=root,
             folder=s.folder,
-            design=screens,
-            template=template,
-            inspection=inspection,
-            plugin=plugin,
+            environment=plugin.agent.environment,
             dependencies=dependencies,
-            python=python,
+            local_packages=inspection.local_packages,
+            lock=decision.lock if decision is not None else None,
+            rendering=rendering,
         )
-        with step("validate") as note:
-            retried = retry_with_hints(
-                _validate(root, s.folder, python, isolated=isolated),
-                staged,
-                approved=options.approve_deps,
-                dry_run=options.dry_run,
-                shared_env=options.shared_env,
-            )
-            plugin = retried.staged.plugin
-            dependencies = with_lock(retried.staged.dependencies, s.folder)
-            note.extend(retried.notes)
-            report = explained(
-                retried.report.reviewing(plugin.left_for_review), options.design_options
-            )
-            note.append(report.describe().splitlines()[0].partition(": ")[2])
+        asked = Asked(
+            approve_deps=options.approve_deps,
+            dry_run=options.dry_run,
+            shared_env=options.shared_env,
+        )
+        outcome = validate_staged(job.dependencies(staged, step, asked, prefill), step, asked)
+        staged = outcome.installed.staged
+        plugin = (staged.rendering or rendering).plugin
+        dependencies = with_lock(staged.dependencies, s.folder)
+        report = explained(outcome.report.reviewing(plugin.left_for_review), options.design_options)
         files = _files(s.folder, with_contents=options.dry_run)
 
         def result(commit: str | None = None) -> ImportResult:
@@ -280,10 +257,7 @@ def import_agent(
                 note.append(str(s.commit()))
         commit = None
         if options.branch is not None:  # still under the claim: no other import's folder
-            with step("commit") as note:
-                message = import_message(plugin)
-                commit = gitops.commit_on_branch(root, options.branch, s.target, message)
-                note.append(f"{commit[:12]} on {options.branch}")
+            commit = job.commit(root, options.branch, s.target, import_message(plugin), step)
     return result(commit)
 
 
@@ -349,29 +323,10 @@ def _environment_lines(environment: EnvironmentSpec) -> list[str]:
     ]
 
 
-def _validate(root: Path, folder: Path, python: Path | None, *, isolated: bool) -> Report:
-    """The checks, with the agent in its worker when it has an environment of its own."""
-    return validate_isolated(root, folder) if isolated else validate(folder, python=python)
-
-
 def _may_isolate(options: ImportOptions) -> bool:
     """Whether the import may give the agent an environment of its own: its requirements are
     approved for installing (not a dry run, which installs nothing) and not ``--shared-env``."""
     return options.approve_deps and not options.dry_run and not options.shared_env
-
-
-def _python(
-    options: ImportOptions,
-    root: Path,
-    folder: Path,
-    dependencies: DependencyReport,
-    prefill: Prefill,
-) -> Path | None:
-    """The interpreter to validate with: the plugin's isolated env, installed if approved (by
-    the install started while rendering, if there was one)."""
-    if options.approve_deps and dependencies.missing and not options.dry_run:
-        return prefill.python(root, options.plugin_id, folder / REQUIREMENTS_FILE)
-    return approved_env_python(root, options.plugin_id)
 
 
 def _settings_summary(plugin: PluginData) -> str:
@@ -393,15 +348,3 @@ def _files(folder: Path, *, with_contents: bool) -> dict[str, str | None]:
                 content = None
         files[path.relative_to(folder).as_posix()] = content
     return files
-
-
-def _dependency_summary(
-    report: DependencyReport, python: Path | None, options: ImportOptions
-) -> str:
-    missing = [r.spec for r in report.missing]
-    if not missing:
-        return f"{len(report.requirements)} requirements, all installed"
-    if python is not None:
-        return f"missing here: {', '.join(missing)}; validating with {python}"
-    approve = " (dry run: nothing installed)" if options.dry_run else "; not approved"
-    return f"missing here: {', '.join(missing)}{approve}"

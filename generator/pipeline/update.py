@@ -1,6 +1,6 @@
 """``update_plugin``: bring an imported plugin up to date, as a diff a reviewer reads in a PR.
 
-check → fetch → inspect → design → render → validate → commit:
+check → fetch → inspect → design → render → dependencies → validate → write → commit:
 
 * **check**: the plugin exists, was imported (``.copier-answers.yml``), and its folder is
   committed, since the update merges into what git has;
@@ -13,9 +13,10 @@ check → fetch → inspect → design → render → validate → commit:
   are merged (by component id, by key) against the ones last generated, which git keeps by the
   blob ids the answers record (``render.screen_files``, ``render.agent_file``); the vendored
   ``src/`` is replaced;
-* **validate** the result offline, as an import does;
-* **write** it in place of the plugin's folder, and **commit** (``branch``): one commit of the
-  plugin folder, whose message summarises the change.
+* **dependencies**, **validate**, **commit**: the staged job an import runs (``job.py``), with a
+  hinted requirement added in place; the folder is **written** from the worktree in between,
+  only when the checks passed. ``commit`` (``branch``) makes one commit of the plugin folder,
+  whose message summarises the change.
 
 The render and the checks run on a staged copy: a worktree of the repository at HEAD (Copier
 merges in a git repository), so the plugin's folder changes only once the update has passed, and
@@ -35,21 +36,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generator import gitops
-from generator.dependencies.environment import (
-    approved_env_python,
-    check_dependencies,
-    install_approved,
-)
-from generator.dependencies.isolation import refresh, validate_isolated
+from generator.dependencies.environment import check_dependencies, check_requirements_file
 from generator.design import Design, DesignOptions, Provenance
 from generator.design.facts import select_graph
 from generator.errors import AgentImportError
 from generator.fetch import FetchLimits, Workspace, fetch, is_git_url
 from generator.inspect import inspect_source
 from generator.models import Inspection
+from generator.pipeline import job
 from generator.pipeline.changes import Changes, shape_changes, short, source_label
-from generator.pipeline.hinted import retry_in_place
 from generator.pipeline.importer import check_strategy, design_screens
+from generator.pipeline.job import Asked, Staged, validate_staged
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
 from generator.render.agent_file import merge_agent, read_agent
@@ -78,7 +75,7 @@ from generator.render.template_repo import replayed_from
 from generator.render.vendor import vendor
 from generator.repository import plugin_folder
 from generator.validate import warm
-from generator.validate.plugin import Report, validate
+from generator.validate.plugin import Report
 from runtime.a2ui.validate import ValidationIssue
 from runtime.contract.agent import AgentSpec
 from runtime.contract.layout import (
@@ -211,40 +208,26 @@ def _update(
             if invalid := invalid_screens(staged):
                 return result("invalid", changes, files=files, conflicts=invalid)
             environment = read_agent(staged).environment
-            if environment.kind == "isolated":
-                relock = bool(changes.requirements_added or changes.requirements_removed)
-                local = plan.local_packages
-                with step("environment") as note:
-                    note.append(
-                        refresh(root, staged, environment, relock=relock, local_packages=local)
-                    )
-                files = gitops.changed_files(tree, staged)  # with the lock written again
-            with step("validate") as note:
-                if environment.kind == "isolated":
-                    report = validate_isolated(root, staged)
-                else:
-                    python = approved_env_python(root, options.plugin_id)
-                    if options.approve_deps:
-                        python = install_approved(
-                            root, options.plugin_id, staged / REQUIREMENTS_FILE
-                        )
-                    report = validate(staged, python=python)
-                report, retried = retry_in_place(
-                    root, staged, report, approved=options.approve_deps
-                )
-                note.extend(retried)
-                files = gitops.changed_files(tree, staged)  # with a hinted requirement added
-                note.append("passed" if report.ok else "FAILED: nothing was written")
+            relock = bool(changes.requirements_added or changes.requirements_removed)
+            checked = Staged(
+                root=root,
+                folder=staged,
+                environment=environment,
+                dependencies=check_requirements_file(staged / REQUIREMENTS_FILE),
+                local_packages=plan.local_packages,
+                relock=relock,
+            )
+            asked = Asked(approve_deps=options.approve_deps, shared_env=True)
+            outcome = validate_staged(job.dependencies(checked, step, asked), step, asked)
+            report = outcome.report
+            files = gitops.changed_files(tree, staged)  # a lock or hinted requirement written
             if report.ok:
                 with step("write") as note:
                     replace_with(folder, staged)
                     note.append(str(folder.relative_to(root)))
     commit = None
     if report.ok and options.branch is not None and files:
-        with step("commit") as note:
-            message = changes.message(options.plugin_id)
-            commit = gitops.commit_on_branch(root, options.branch, folder, message)
-            note.append(f"{commit[:12]} on {options.branch}")
+        commit = job.commit(root, options.branch, folder, changes.message(options.plugin_id), step)
     return result(
         "updated" if report.ok else "invalid",
         changes,

@@ -429,6 +429,6 @@ def test_an_update_keeps_the_environment_and_locks_changed_requirements_again(
     relocked = pinned((folder / REQUIREMENTS_LOCK).read_text())["langgraph"]
     assert relocked.startswith("0.2.5") and relocked != locked
     assert f"{PLUGINS_FOLDER.as_posix()}/old_update/{REQUIREMENTS_LOCK}" in result.files
-    assert next(s for s in steps if s.name == "environment").summary.startswith(
+    assert next(s for s in steps if s.name == "dependencies").summary.startswith(
         f"isolated; {REQUIREMENTS_LOCK} written again"
     )

@@ -283,13 +283,13 @@ def test_an_existing_plugin_is_refused_without_force_and_replaced_with_it(
 
 
 STEPS = {
-    "fetch": "fetch",
-    "inspect": "inspect_source",
-    "design": "design",
-    "render": "render",
-    "vendor": "vendor",
-    "dependencies": "check_dependencies",
-    "validate": "validate",
+    "fetch": "generator.pipeline.importer.fetch",
+    "inspect": "generator.pipeline.importer.inspect_source",
+    "design": "generator.pipeline.importer.design",
+    "render": "generator.pipeline.importer.render",
+    "vendor": "generator.pipeline.importer.vendor",
+    "dependencies": "generator.pipeline.importer.check_dependencies",
+    "validate": "generator.pipeline.job.validate",
 }
 
 
@@ -310,7 +310,7 @@ def test_a_failure_at_any_step_leaves_the_plugins_folder_as_it_was(
     if step == "write":
         monkeypatch.setattr(importer.Staging, "commit", broken)
     else:
-        monkeypatch.setattr(importer, STEPS[step], broken)
+        monkeypatch.setattr(STEPS[step], broken)
     with pytest.raises(AgentImportError, match=f"injected failure in {step}"):
         import_agent(options(agent, "victim", force=force), root=repo)
 

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_repo import ImportedPlugin, commit_all, counter_agent, git, only_index, tree, wheel
+from plugin_repo import (
+    ImportedPlugin,
+    commit_all,
+    counter_agent,
+    git,
+    only_index,
+    pyproject,
+    tree,
+    wheel,
+)
 
 from generator.design import DesignOptions, design
 from generator.errors import AgentImportError
@@ -445,6 +454,22 @@ def test_a_requirement_the_new_upstream_needs_is_installed_once_approved(
     requirements = (setup.plugin / "requirements.txt").read_text().splitlines()
     assert "vowel-counter" in requirements
     assert result.changes.requirements_added == ["vowel-counter"]
+
+
+@pytest.mark.slow
+def test_an_approved_requirement_that_conflicts_with_the_runtime_is_refused_as_an_import_is(
+    setup: ImportedPlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    only_index(tmp_path / "index", monkeypatch)
+    setup.change_upstream({"pyproject.toml": pyproject("counter_update", "langgraph<0.3")})
+    before = worktree(setup.repo)
+
+    with pytest.raises(
+        AgentImportError, match=r"counter requires langgraph<0\.3; the runtime requires"
+    ):
+        setup.update(approve_deps=True)
+
+    assert worktree(setup.repo) == before
 
 
 Refusal = Callable[[ImportedPlugin], dict[str, Any]]
