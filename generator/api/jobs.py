@@ -25,7 +25,6 @@ from generator.errors import AgentImportError
 from generator.pipeline.importer import ImportResult, ValidationFailed
 from generator.pipeline.steps import Step
 from generator.render.claim import ClaimHeld
-from generator.validate.diagnosis import Diagnosed
 
 logger = logging.getLogger(__name__)
 
@@ -170,8 +169,6 @@ def _run(job: Job, work: Work, finish: Finish) -> None:
         report = {"report": exc.report, "diagnosis": exc.report.diagnosis}
         preview = details(exc.preview) if exc.preview is not None else report
         job.finish(error=one_line(str(exc)), error_status=422, **preview)
-    except Diagnosed as exc:  # stopped before the checks: the agent cannot run here
-        job.finish(error=one_line(str(exc)), error_status=422, diagnosis=exc.diagnosis)
     except ClaimHeld as exc:  # another process (a command line, another worker) is at it
         job.finish(error=one_line(str(exc)), error_status=409)
     except AgentImportError as exc:

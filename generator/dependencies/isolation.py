@@ -9,8 +9,10 @@ the resolved versions beside ``requirements.txt`` (``lock.py``), both reviewed i
 request, and the runtime runs that plugin's agent in a worker on that environment. With
 ``--shared-env`` a conflict refuses the import, as it did before.
 
-Another Python is one uv finds on the machine (``uv python find``); when there is none, one
-line says which and how to provide it, before anything is installed.
+Another Python is one found on the machine where users keep one (``runtime.isolated.pythons``:
+uv's, PATH, pyenv, asdf, conda). When there is none, the agent is validated on the runtime's
+Python and, if it passes, imported with a warning (``EnvironmentSpec.asked_python``), as
+LangGraph's server insists on no version either.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from generator.dependencies.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
 from generator.dependencies.environment import INSTALL_TIMEOUT_S, read_requirements
 from generator.dependencies.lock import compile_lock, write_lock
-from generator.dependencies.python_version import interpreter_version, needed_for, running_python
+from generator.dependencies.python_version import needed_for, running_python
 from generator.errors import AgentImportError
 from generator.models import Inspection
 from generator.repository import LOCAL_FOLDER
@@ -32,8 +34,11 @@ from generator.validate.plugin import Report, validate
 from generator.validate.processes import run_tree
 from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
-from runtime.isolated.envs import ENVS_DIR_ENV, EnvBuildError, find_uv, interpreter_path
+from runtime.isolated.envs import ENVS_DIR_ENV, find_uv
+from runtime.isolated.pythons import find_python
 
+#: Where ``found_python`` looks, for a message.
+LOOKED = "looked in uv's Pythons, PATH, pyenv, asdf and conda"
 #: Where an import builds isolated plugins' environments to validate them.
 VALIDATION_ENVS = LOCAL_FOLDER / "isolated-envs"
 #: ``python -c`` this with the plugin folder and id: the runtime's own build, in a process of its
@@ -62,13 +67,17 @@ class Decision(BaseModel):
 def decide(
     root: Path, plugin_id: str, requirements: list[str], *, inspection: Inspection
 ) -> Decision:
-    """Shared when the plugin fits; else isolated, with the Python it needs found (one line
-    when uv finds none) and its requirements locked for that Python. Nothing is installed."""
+    """Shared when the plugin fits; else isolated, with its requirements locked for the Python
+    it runs on. An agent that asks for another Python gets an environment of its own on it when
+    one is on this machine; when none is, it is decided as any other and validated on the
+    runtime's Python, with a warning (``asked_python``). Nothing is installed."""
     need = needed_for(inspection)
-    if need is not None:
-        reason = need.describe()
-        python = find_python_version(need.required, why=reason)
+    if need is not None and found_python(need.required):
+        reason, python = need.describe(), need.required
+        asked = None
     else:
+        missing = f"no Python {need.required} on this machine ({LOOKED})" if need else ""
+        asked = need.elsewhere(missing) if need else None
         try:
             fits = check_conflicts(
                 root, plugin_id, requirements, local_packages=inspection.local_packages
@@ -76,10 +85,16 @@ def decide(
         except RequirementsConflict as conflict:
             reason, python = conflict_reason(plugin_id, conflict), _running()
         else:
-            return Decision(note=f"shared: {fits}")
+            note = f"shared: {fits}" + (f"; {asked.reason}" if asked else "")
+            return Decision(environment=asked or EnvironmentSpec(), note=note)
     lock = compile_lock(requirements, python, local_packages=inspection.local_packages)
-    spec = EnvironmentSpec(kind="isolated", python=python, reason=reason)
-    return Decision(environment=spec, lock=lock, note=f"isolated, because {reason}")
+    spec = EnvironmentSpec(
+        kind="isolated",
+        python=python,
+        reason=reason + (f"; {asked.reason}" if asked else ""),
+        asked_python=asked.asked_python if asked else None,
+    )
+    return Decision(environment=spec, lock=lock, note=f"isolated, because {spec.reason}")
 
 
 def lock_again(requirements: list[str], spec: EnvironmentSpec, *, local_packages: list[str]) -> str:
@@ -103,18 +118,21 @@ def conflict_reason(plugin_id: str, conflict: RequirementsConflict) -> str:
     return f"{', '.join(mine)} conflicts with {' and '.join(theirs)}"
 
 
+def found_python(request: str) -> bool:
+    """Whether a Python ``request`` (``3.12``) is on this machine where users keep one (uv's,
+    PATH, pyenv, asdf, conda), as the runtime finds it to build the environment."""
+    return find_python(request, uv=find_uv()) is not None
+
+
 def find_python_version(request: str, *, why: str) -> str:
-    """The version (``3.12``) of the Python ``request`` that uv finds here, as the runtime finds
-    it to build the environment (``interpreter_path``); else one line saying which is needed
-    (``why``) and how to provide it."""
-    try:
-        major, minor = interpreter_version(interpreter_path(find_uv(), request))
-    except EnvBuildError:
+    """``request``, when ``found_python``; else one line saying which is needed (``why``),
+    where it was looked for and how to provide it."""
+    if not found_python(request):
         raise AgentImportError(
-            f"{why}, and uv finds no Python {request} on this machine: provide one with "
-            f"`uv python install {request}` (or put python{request} on PATH), then import again"
-        ) from None
-    return f"{major}.{minor}"
+            f"{why}, and no Python {request} is on this machine ({LOOKED}): provide one with "
+            f"`uv python install {request}`, then try again"
+        )
+    return request
 
 
 def _running() -> str:

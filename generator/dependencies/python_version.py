@@ -1,11 +1,14 @@
 """Does the agent ask for a newer Python than the one that would run it?
 
 LangGraph's server picks its Python from ``langgraph.json`` ``python_version``; a project also
-says ``requires-python`` in its ``pyproject.toml``. An agent written for a newer Python than the
-interpreter at hand fails with a ``SyntaxError`` (``type`` statements, ``except*``) or an
-``ImportError`` deep in its code, which says nothing of the cause; this names it in one line
-before anything is installed. A caller with an environment of another Python (a per-plugin
-environment) passes that interpreter's version as ``running``.
+says ``requires-python`` in its ``pyproject.toml``. Many such agents run unchanged on an older
+Python, so the asked version never refuses an import by itself: the agent gets an environment of
+its own on it when one is found and approved, else it is validated on the runtime's Python with
+a warning (``PythonNeed.elsewhere``). One that does not run there fails with a ``SyntaxError``
+(``type`` statements, ``except*``) or an ``ImportError`` deep in its code, which says nothing of
+the cause; the diagnosis names it in one line, with how to get that Python. A caller with an
+environment of another Python (a per-plugin environment) passes that interpreter's version as
+``running``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict
 
 from generator.models import Inspection
+from runtime.contract.agent import EnvironmentSpec
 
 #: The newest minor version of Python 3 worth naming when ``requires-python`` has no upper bound.
 NEWEST_MINOR = 20
@@ -42,6 +46,15 @@ class PythonNeed(BaseModel):
             f"the agent needs Python {self.required} ({self.origin}); "
             f"{self.runner} runs Python {self.running}"
         )
+
+    def elsewhere(self, why: str) -> EnvironmentSpec:
+        """The runtime's environment for an agent that asks for this Python, recorded as a
+        warning: LangGraph's server would run it on the asked one, and nothing insists."""
+        reason = (
+            f"asked for Python {self.required} ({self.origin}), validated on Python "
+            f"{self.running}: {why}"
+        )
+        return EnvironmentSpec(asked_python=self.required, reason=reason)
 
 
 def running_python() -> tuple[int, int]:

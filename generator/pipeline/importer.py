@@ -23,7 +23,6 @@ from generator.dependencies.environment import (
 from generator.dependencies.index import check_proposals
 from generator.dependencies.isolation import (
     decide,
-    find_python_version,
 )
 from generator.dependencies.lock import with_lock
 from generator.dependencies.prefill import Prefill
@@ -45,7 +44,6 @@ from generator.render.template import PluginData, find_template, plugin_data, re
 from generator.render.vendor import vendor
 from generator.repository import check_plugin_id
 from generator.validate import warm
-from generator.validate.diagnosis import Diagnosed, python_diagnosis
 from generator.validate.explain import explained
 from generator.validate.plugin import UNCONFINED, Report
 from runtime.contract.agent import EnvironmentSpec
@@ -159,10 +157,9 @@ def import_agent(
         with step("inspect") as note:
             inspection = inspect_source(source, config=options.config, graph=options.graph)
             note.append(inspected(inspection))
-            if (need := needed_for(inspection)) is not None:  # before designing or installing
-                if not _may_isolate(options):
-                    raise Diagnosed(python_diagnosis(need))
-                find_python_version(need.required, why=need.describe())
+            need = needed_for(inspection)
+            if need is not None:
+                note.append(need.describe())
         with step("design") as note:
             screens = design_screens(
                 inspection,
@@ -181,6 +178,7 @@ def import_agent(
         )
         dependencies = check_dependencies(declared)
         decision = None
+        environment = need.elsewhere(_not_isolated(options)) if need else None
         if _may_isolate(options):  # agent.json records it: decided before rendering
             with step("environment") as note:
                 decision = decide(
@@ -197,7 +195,7 @@ def import_agent(
                 inspection,
                 strategy=strategy,
                 requirements=dependencies.lines(),
-                environment=decision.environment if decision else None,
+                environment=decision.environment if decision else environment,
             )
             rendered = render(plugin, screens=screens_of(screens), template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
@@ -314,9 +312,10 @@ def check_strategy(asked: Strategy | None, inspection: Inspection, graph_id: str
 
 
 def _environment_lines(environment: EnvironmentSpec) -> list[str]:
-    """An environment of its own, for the reviewer: why, and the lock to read."""
+    """An environment of its own, for the reviewer: why, and the lock to read; or the Python
+    the project asks for, when it was validated on another."""
     if environment.kind == "shared":
-        return []
+        return [f"Python: {environment.reason}"] if environment.asked_python else []
     return [
         f"Environment: isolated, Python {environment.python}, because {environment.reason} "
         f"(pinned in {REQUIREMENTS_LOCK})"
@@ -327,6 +326,15 @@ def _may_isolate(options: ImportOptions) -> bool:
     """Whether the import may give the agent an environment of its own: its requirements are
     approved for installing (not a dry run, which installs nothing) and not ``--shared-env``."""
     return options.approve_deps and not options.dry_run and not options.shared_env
+
+
+def _not_isolated(options: ImportOptions) -> str:
+    """Why an import that may not isolate validates on the runtime's Python."""
+    if options.dry_run:
+        return "a dry run installs nothing"
+    if options.shared_env:
+        return "--shared-env keeps it in the runtime's environment"
+    return "an environment of its own on that Python needs --approve-deps"
 
 
 def _settings_summary(plugin: PluginData) -> str:

@@ -12,7 +12,8 @@ before returned::
   plugin's approved requirements checked against the runtime's and installed into its
   validation environment (never the runtime's);
 * **validate**: the offline checks (``validate/``), in the plugin's worker when it is isolated,
-  then once more with a requirement an ImportError named (``hinted.py``), if approved;
+  then once more with a requirement an ImportError named (``hinted.py``), if approved; a plugin
+  validated on another Python than its project asks for passes with a warning;
 * **write** happens only when the checks passed, by the driver (a rename of the staging folder,
   or a copy of the worktree's), then **commit** on the asked branch.
 """
@@ -33,10 +34,12 @@ from generator.dependencies.environment import (
 from generator.dependencies.isolation import build_env, refresh, validate_isolated
 from generator.dependencies.lock import write_lock
 from generator.dependencies.prefill import Prefill
+from generator.errors import AgentImportError
 from generator.pipeline.hinted import Rendering, retry_in_place, retry_with_hints
 from generator.pipeline.steps import Steps
+from generator.validate.diagnosis import python_warning
 from generator.validate.plugin import Report, validate
-from runtime.contract.agent import EnvironmentSpec
+from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import REQUIREMENTS_FILE
 
 
@@ -133,12 +136,7 @@ def dependencies(
             )
         python = approved_env_python(root, staged.plugin_id)
         if installs and staged.dependencies.missing:
-            listed = folder / REQUIREMENTS_FILE
-            python = (
-                prefill.python(root, staged.plugin_id, listed)
-                if prefill is not None
-                else install_approved(root, staged.plugin_id, listed)
-            )
+            python = _install(staged, prefill)
         note.append(_installed(staged, python, asked))
     return Installed(staged=staged, python=python)
 
@@ -167,6 +165,9 @@ def validate_staged(installed: Installed, step: Steps, asked: Asked) -> Checked:
             report, notes = retry_in_place(
                 staged.root, staged.folder, report, approved=asked.approve_deps
             )
+        if report.ok and report.diagnosis is None:  # as agent.json now says, after a retry
+            warning = python_warning(load_agent_spec(staged.folder).environment)
+            report = report.model_copy(update={"diagnosis": warning})
         note.extend(notes)
         note.append("passed" if report.ok else "FAILED: nothing was written")
     return Checked(installed=installed, report=report, notes=notes)
@@ -178,6 +179,22 @@ def commit(root: Path, branch: str, folder: Path, message: str, step: Steps) -> 
         made = gitops.commit_on_branch(root, branch, folder, message)
         note.append(f"{made[:12]} on {branch}")
     return made
+
+
+def _install(staged: Staged, prefill: Prefill | None) -> Path:
+    """The approved requirements installed into the validation environment; a failure of an
+    agent validated on another Python than it asks for says which (a package may have no
+    release for this one)."""
+    listed = staged.folder / REQUIREMENTS_FILE
+    try:
+        if prefill is not None:
+            return prefill.python(staged.root, staged.plugin_id, listed)
+        return install_approved(staged.root, staged.plugin_id, listed)
+    except AgentImportError as exc:
+        asked = staged.environment.asked_python
+        if asked is None:
+            raise
+        raise AgentImportError(f"{exc} ({staged.environment.reason})") from None
 
 
 def _checks(installed: Installed) -> Report:

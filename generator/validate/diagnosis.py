@@ -37,10 +37,12 @@ from generator.dependencies.python_version import (
     minor_version,
     needed_in,
 )
-from generator.errors import AgentImportError
 from generator.paths import is_searched_folder
 from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
+from runtime.contract.agent import EnvironmentSpec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
+from runtime.isolated.envs import find_uv
+from runtime.isolated.pythons import find_python
 
 if TYPE_CHECKING:
     from runtime.contract.agent import AgentSpec
@@ -178,14 +180,6 @@ def _left_unset(
     )
 
 
-class Diagnosed(AgentImportError):
-    """The import stopped with a diagnosis, before any check ran (``needs_python``)."""
-
-    def __init__(self, diagnosis: Diagnosis) -> None:
-        super().__init__(diagnosis.headline())
-        self.diagnosis = diagnosis
-
-
 def python_diagnosis(need: PythonNeed, *, check: CheckName | None = None) -> Diagnosis:
     """``needs_python``, as the one line of ``PythonNeed.describe``."""
     own = need.runner == OWN_ENVIRONMENT
@@ -197,10 +191,35 @@ def python_diagnosis(need: PythonNeed, *, check: CheckName | None = None) -> Dia
             f"The agent is written for Python {need.required}, and code for a newer Python does "
             f"not even parse on Python {need.running}."
         ),
-        fix=f"{APPROVE_AGAIN} --force: its environment of its own gets Python {need.required}"
-        if own
-        else f"run agent-import and the runtime with Python {need.required} or newer",
+        fix=_python_fix(need.required, own=own),
     )
+
+
+def python_warning(environment: EnvironmentSpec) -> Diagnosis | None:
+    """A warning for an agent validated on another Python than it asks for (and passed)."""
+    if environment.asked_python is None:
+        return None
+    return Diagnosis(
+        kind="needs_python",
+        severity="warning",
+        check=None,
+        summary=environment.reason,
+        explanation=(
+            f"The project asks for Python {environment.asked_python}, as LangGraph's server "
+            "would honour, but its checks passed on this one, so the plugin is written and runs "
+            "here as it is."
+        ),
+        fix=_python_fix(environment.asked_python, own=environment.kind == "isolated"),
+    )
+
+
+def _python_fix(version: str, *, own: bool) -> str:
+    """How to run the agent on Python ``version``: found here, an environment of its own on
+    it needs the import approved; not found, the one command that installs it first."""
+    again = f"{APPROVE_AGAIN} --force: {OWN_ENVIRONMENT} gets Python {version}"
+    if find_python(version, uv=find_uv()) is not None:
+        return again
+    return f"install it with `uv python install {version}`, then {again}"
 
 
 def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnosis | None:

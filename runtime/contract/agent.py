@@ -54,6 +54,13 @@ class EnvironmentSpec(BaseModel):
         default=None, description="The Python version wanted (e.g. '3.11'); none: the runtime's."
     )
     reason: str = Field(default="", description="Why the import chose this environment.")
+    asked_python: str | None = Field(
+        default=None,
+        description="The Python the project asks for (e.g. '3.12') when it was validated on "
+        "another: no such Python was found, or an environment of its own was not approved. "
+        "A warning for the reviewer, never a refusal (LangGraph's server would run it on the "
+        "asked one).",
+    )
 
 
 class AgentSpec(BaseModel):

@@ -33,6 +33,7 @@ from pathlib import Path
 from runtime.contract.agent import AgentSpec, load_agent_spec
 from runtime.contract.ids import is_plugin_id
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.isolated.pythons import find_python, searched
 from runtime.storage.file_lock import try_lock, unlock
 
 #: Overrides where the environments live.
@@ -132,16 +133,23 @@ def find_uv() -> list[str]:
 
 
 def interpreter_path(uv: list[str], version: str | None) -> str:
-    """The interpreter for ``version`` that uv finds on this machine (none: the runtime's)."""
+    """The interpreter of Python ``version`` (``3.12``) on this machine, wherever it is kept
+    (uv's, PATH, pyenv, asdf, conda: ``pythons.find_python``); none asked: the runtime's."""
     if version is None:
         return sys.executable
-    done = _uv(uv, ["python", "find", version], timeout=60)
-    if done.returncode != 0 or not done.stdout.strip():
+    try:
+        found = find_python(version, uv=uv)
+    except ValueError:
         raise EnvBuildError(
-            f"needs Python {version}, which is not on this machine: install it with "
-            f"`uv python install {version}` (or put a python{version} on PATH)"
+            f"needs Python {version!r}, which is not a version like 3.12: write it as X.Y"
+        ) from None
+    if found is None:
+        raise EnvBuildError(
+            f"needs Python {version}, which is not on this machine (looked in "
+            f"{', '.join(searched())}): install it with `uv python install {version}` "
+            f"(or put a python{version} on PATH)"
         )
-    return done.stdout.strip().splitlines()[-1]
+    return str(found)
 
 
 def ensure_env(plugin_folder: Path, plugin_id: str, progress: Progress = print) -> Path:

@@ -22,6 +22,7 @@ from generator.design import DesignOptions, design
 from generator.inspect import inspect_source
 from generator.models import Source
 from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.isolated.pythons import PLACES_ENV
 
 SAVINGS_HELPER = ROOT / "examples" / "savings_helper"
 IMPORT_SAVINGS = [
@@ -133,6 +134,32 @@ def test_a_failed_validation_prints_the_report_then_the_error(
     assert "validate broken: FAILED" in err and "KeyError" in err
     assert err.strip().splitlines()[-1].endswith("nothing was written")
     assert not (repo / PLUGINS_FOLDER / "broken").exists()
+
+
+def test_an_agent_asking_for_a_python_not_here_imports_with_the_warning_printed(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PLACES_ENV, "")
+    files = echo_agent("echo_cli_newer")
+    files["langgraph.json"] = json.dumps(
+        {**json.loads(files["langgraph.json"]), "python_version": "3.99"}
+    )
+    agent = agent_repo(tmp_path / "newer", files)
+
+    code = main(["import", str(agent), "--plugin-id", "newer", "--offline"])
+
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "validate newer: passed with a warning: needs another Python: asked for Python 3.99" in (
+        out
+    )
+    assert "fix: install it with `uv python install 3.99`, then import again" in out
+    assert (
+        json.loads((repo / PLUGINS_FOLDER / "newer" / "agent.json").read_text())["environment"][
+            "asked_python"
+        ]
+        == "3.99"
+    )
 
 
 def test_a_failed_validation_prints_its_diagnosis_first_then_why_and_the_fix(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pytest
 
 from generator.render.claim import Claim
 from runtime.contract.layout import PLUGINS_FOLDER
+from runtime.isolated.pythons import PLACES_ENV
 from runtime.testing.client import RuntimeClient
 from tests.generator.api.import_api_fixtures import SAVINGS_HELPER, Server
 from tests.generator.design.fake_bedrock import text_answer
@@ -290,10 +293,13 @@ def test_validation_failure_is_422_with_the_report(
     assert not (repo / PLUGINS_FOLDER / "needs").exists()
 
 
-def test_an_agent_for_a_newer_python_is_422_with_one_line_naming_both_versions(
-    server: Server, repo: Path, tmp_path: Path
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="the syntax is valid from Python 3.12")
+def test_an_agent_whose_code_needs_a_newer_python_is_422_naming_both_versions_and_the_fix(
+    server: Server, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = needs_dependency_agent("newer_pkg", "wizardry-n", "wn")
+    monkeypatch.setenv(PLACES_ENV, "")
+    files = echo_agent("newer_pkg")
+    files["graph.py"] = "type Lines = list[str]\n" + textwrap.dedent(files["graph.py"])
     files["langgraph.json"] = json.dumps(
         {**json.loads(files["langgraph.json"]), "python_version": "3.99"}
     )
@@ -303,9 +309,9 @@ def test_an_agent_for_a_newer_python_is_422_with_one_line_naming_both_versions(
         status = _poll(client, job_id)
 
     assert (status["state"], status["error_status"]) == ("ERROR", 422)
-    assert status["error"].startswith("needs another Python: the agent needs Python 3.99 (")
-    assert status["diagnosis"]["kind"] == "needs_python" and status["report"] is None
-    assert [step["name"] for step in status["steps"]] == ["fetch", "inspect"]  # no design
+    assert "needs another Python: the agent needs Python 3.99 (" in status["error"]
+    assert status["diagnosis"]["kind"] == "needs_python" and status["report"] is not None
+    assert "`uv python install 3.99`" in status["diagnosis"]["fix"]
     assert not (repo / PLUGINS_FOLDER / "newer").exists()
 
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,17 +29,28 @@ from plugin_repo import (
 
 from generator.cli.import_ import summary
 from generator.dependencies.conflicts import RequirementsConflict, check_conflicts
-from generator.dependencies.isolation import conflict_reason
+from generator.dependencies.isolation import conflict_reason, decide
 from generator.dependencies.lock import pinned
 from generator.design import DesignOptions
 from generator.errors import AgentImportError
+from generator.models import Inspection
 from generator.pipeline.importer import ImportResult, import_agent
 from generator.pipeline.steps import Step
 from generator.pipeline.update import UpdateOptions, update_plugin
 from runtime.contract.agent import load_agent_spec
 from runtime.contract.layout import PLUGINS_FOLDER, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.isolated.pythons import PLACES_ENV
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+@pytest.fixture
+def no_other_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Python but the runtime's is found: none in the places searched, uv asked of nothing."""
+    monkeypatch.setenv(PLACES_ENV, "")
+    monkeypatch.setenv("UV_PYTHON_INSTALL_DIR", "/nonexistent")
+
+
 OLD_PIN = "langgraph>=0.2.57,<0.3"
 #: The lazy librarian's tools (a fixture agent), whose helper ``_require`` imports a tool's package
 #: when first called and says what to install when it is missing, in a message built at run time.
@@ -354,18 +366,57 @@ def test_an_agent_that_fits_keeps_sharing_with_no_lock(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_python_uv_cannot_find_is_named_with_how_to_install_it(tmp_path: Path) -> None:
+def test_an_agent_asking_for_a_python_not_here_is_validated_on_this_one_with_a_warning(
+    tmp_path: Path, no_other_python: None
+) -> None:
+    """LangGraph's server would run it on 3.99; nothing here insists: its checks pass on the
+    runtime's Python, so it is imported, the asked version recorded for the reviewer."""
     repo = runtime_repo(tmp_path / "repo")
     agent = agent_repo(tmp_path / "agent", with_python(echo_agent("needs_python"), "3.99"))
-    before = tree(repo)
+    steps: list[Step] = []
 
-    with pytest.raises(AgentImportError) as refused:
-        import_agent(options(agent, "future", approve_deps=True), root=repo)
+    result = import_agent(
+        options(agent, "future", approve_deps=True), root=repo, progress=steps.append
+    )
 
-    message = str(refused.value)
-    assert "\n" not in message
-    assert "Python 3.99" in message and "`uv python install 3.99`" in message
-    assert tree(repo) == before
+    environment = load_agent_spec(repo / PLUGINS_FOLDER / "future").environment
+    warning = result.validation.diagnosis
+    assert result.validation.ok and environment.kind == "shared"
+    assert environment.asked_python == "3.99"
+    assert environment.reason.startswith(
+        f'asked for Python 3.99 (langgraph.json "python_version": "3.99"), validated on Python '
+        f"{RUNNING}: no Python 3.99 on this machine"
+    )
+    assert warning is not None and (warning.kind, warning.severity) == ("needs_python", "warning")
+    assert warning.fix.startswith("install it with `uv python install 3.99`, then import again")
+    assert "asked for Python 3.99" in next(s for s in steps if s.name == "environment").summary
+    assert result.validation.describe().startswith("validate future: passed with a warning")
+
+
+def test_a_python_found_where_users_keep_one_gets_an_environment_of_its_own(
+    tmp_path: Path, inspect_folder: Callable[..., Inspection], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = write_files(tmp_path / "agent", with_python(echo_agent("found_python"), "3.99"))
+    versions = tmp_path / "pythons"
+    python = versions / "3.99.1" / "bin" / "python3.99"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho 3.99\n")
+    python.chmod(0o755)
+    inspection = inspect_folder(agent)
+
+    monkeypatch.setenv(PLACES_ENV, "")
+    alone = decide(tmp_path, "future", [], inspection=inspection)
+    monkeypatch.setenv(PLACES_ENV, str(versions))
+    found = decide(tmp_path, "future", [], inspection=inspection)
+
+    assert (alone.environment.kind, alone.environment.asked_python) == ("shared", "3.99")
+    assert alone.lock is None
+    assert (found.environment.kind, found.environment.python) == ("isolated", "3.99")
+    assert found.environment.asked_python is None and found.lock is not None
+    assert found.note == (
+        'isolated, because the agent needs Python 3.99 (langgraph.json "python_version": '
+        f'"3.99"); this runtime runs Python {RUNNING}'
+    )
 
 
 def test_a_conflict_reason_names_both_sides() -> None:
