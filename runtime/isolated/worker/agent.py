@@ -15,6 +15,8 @@ import importlib.util
 import inspect
 import json
 import sys
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,19 +68,42 @@ def _load_file(path: Path, root: Path) -> Any:
     return module
 
 
-async def compiled(export: Any, config: dict[str, Any], checkpointer: Any, store: Any) -> Any:
-    """The graph for one run, with this run's checkpointer and store (a factory, sync or async,
-    is called with the run's config when it takes an argument)."""
-    from langgraph.graph import StateGraph
-
+@asynccontextmanager
+async def compiled(
+    export: Any, config: dict[str, Any], checkpointer: Any, store: Any
+) -> AsyncIterator[Any]:
+    """The graph for one run, with this run's checkpointer and store. A factory (sync or async)
+    is called with the run's config when it takes an argument, as the server calls it; one that
+    returns a context manager (``@asynccontextmanager``, sync or async) keeps it open for the
+    run."""
     value = export
-    if callable(export) and not hasattr(export, "stream") and not isinstance(export, StateGraph):
+    if callable(export) and not hasattr(export, "stream") and not _is_builder(export):
         takes = len(inspect.signature(export).parameters)
         value = export(config) if takes else export()
+    if isinstance(value, AbstractAsyncContextManager):
+        async with value as entered:
+            yield _with_storage(entered, checkpointer, store)
+    elif isinstance(value, AbstractContextManager):
+        with value as entered:
+            yield _with_storage(entered, checkpointer, store)
+    else:
         if inspect.isawaitable(value):
             value = await value
-    if isinstance(value, StateGraph):
+        yield _with_storage(value, checkpointer, store)
+
+
+def _is_builder(value: Any) -> bool:
+    from langgraph.graph import StateGraph
+
+    return isinstance(value, StateGraph)
+
+
+def _with_storage(value: Any, checkpointer: Any, store: Any) -> Any:
+    """``value`` (a builder or a compiled graph) with this run's checkpointer and store."""
+    if _is_builder(value):
         return value.compile(checkpointer=checkpointer, store=store)
+    if not hasattr(value, "copy") or not hasattr(value, "astream"):
+        raise LoadError(f"the graph export produced {type(value).__name__}, not a graph")
     return value.copy(update={"checkpointer": checkpointer, "store": store})
 
 

@@ -200,29 +200,29 @@ async def run(
         "recursion_limit": params.get("recursion_limit", 25),
         "callbacks": [forwarder],
     }
-    graph = await compiled(export, config, saver, remote_store(call, run_id))
-    if "resume" in params:
-        from langgraph.types import Command
+    async with compiled(export, config, saver, remote_store(call, run_id)) as graph:
+        if "resume" in params:
+            from langgraph.types import Command
 
-        inputs: Any = Command(resume=params["resume"])
-    else:
-        inputs = params.get("input") or {}
-    options: dict[str, Any] = {"stream_mode": ["updates", "values"]}
-    if "context" in inspect.signature(graph.astream).parameters:
-        options["context"] = build_context(
-            getattr(graph, "context_schema", None), params.get("context") or {}
-        )
-    before = None
-    async for mode, chunk in graph.astream(inputs, config, **options):
-        forwarder.check()
-        if mode == "values":
-            before = chunk if before is None else before
-            continue
-        for node, update in (chunk or {}).items():
-            if not str(node).startswith("__"):
-                forwarder.node_wrote(update)
-    snapshot = await graph.aget_state({"configurable": configurable})
-    interrupts = [i.value for task in snapshot.tasks for i in getattr(task, "interrupts", ())]
+            inputs: Any = Command(resume=params["resume"])
+        else:
+            inputs = params.get("input") or {}
+        options: dict[str, Any] = {"stream_mode": ["updates", "values"]}
+        if "context" in inspect.signature(graph.astream).parameters:
+            options["context"] = build_context(
+                getattr(graph, "context_schema", None), params.get("context") or {}
+            )
+        before = None
+        async for mode, chunk in graph.astream(inputs, config, **options):
+            forwarder.check()
+            if mode == "values":
+                before = chunk if before is None else before
+                continue
+            for node, update in (chunk or {}).items():
+                if not str(node).startswith("__"):
+                    forwarder.node_wrote(update)
+        snapshot = await graph.aget_state({"configurable": configurable})
+        interrupts = [i.value for task in snapshot.tasks for i in getattr(task, "interrupts", ())]
     checkpoint = saver.dump()
     _keep(thread, checkpoint, saver)
     started, final = compact(before or {}, snapshot.values or {})

@@ -5,15 +5,22 @@ environment has."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
 
 from runtime import redaction
 from runtime.isolated.process import PROGRAM_DIR
 from runtime.isolated.worker import saver
+from runtime.isolated.worker.agent import LoadError, compiled
 from runtime.testing import offline_models
 
 CARD = "4111 1111 1111 1111"
@@ -52,3 +59,73 @@ def test_the_worker_masks_every_channel_it_keeps(monkeypatch: pytest.MonkeyPatch
     kept = snapshot.saved[""]["checkpoint"]["channel_values"]
     assert kept == {"profile": {"note": "card ****1111"}}
     assert CARD.encode() not in snapshot.dump()
+
+
+def _graph() -> Any:
+    builder = StateGraph(MessagesState)
+    builder.add_node("answer", lambda state: {"messages": [("ai", "hi")]})
+    builder.add_edge(START, "answer")
+    return builder
+
+
+@asynccontextmanager
+async def async_factory(config: dict[str, Any]) -> AsyncIterator[Any]:
+    OPENED.append("async")
+    yield _graph().compile()
+    OPENED.append("async closed")
+
+
+@contextmanager
+def sync_factory() -> Iterator[Any]:
+    OPENED.append("sync")
+    yield _graph()
+    OPENED.append("sync closed")
+
+
+async def awaited_factory(config: dict[str, Any]) -> Any:
+    return _graph().compile()
+
+
+OPENED: list[str] = []
+
+
+@pytest.mark.parametrize(
+    ("export", "opened"),
+    [
+        (async_factory, ["async", "async closed"]),
+        (sync_factory, ["sync", "sync closed"]),
+        (awaited_factory, []),
+        (_graph, []),
+        (_graph(), []),
+    ],
+    ids=["async-context-manager", "context-manager", "async", "builder-factory", "builder"],
+)
+def test_every_factory_shape_the_server_runs_gets_the_runs_checkpointer(
+    export: Any, opened: list[str]
+) -> None:
+    """Kept open for the run, closed after it, with the run's checkpointer (the async context
+    manager factory failed with ``'_AsyncGeneratorContextManager' object has no attribute
+    'copy'``)."""
+    OPENED.clear()
+    checkpointer = InMemorySaver()
+    config = {"configurable": {"thread_id": "t"}}
+
+    async def run() -> Any:
+        async with compiled(export, config, checkpointer, None) as graph:
+            assert graph.checkpointer is checkpointer
+            return await graph.ainvoke({"messages": [("user", "hello")]}, config)
+
+    result = asyncio.run(run())
+
+    assert result["messages"][-1].content == "hi"
+    assert opened == OPENED
+    assert checkpointer.get_tuple(config) is not None
+
+
+def test_an_export_that_makes_no_graph_is_named() -> None:
+    async def run() -> None:
+        async with compiled(lambda: 42, {}, InMemorySaver(), None):
+            pass
+
+    with pytest.raises(LoadError, match="the graph export produced int, not a graph"):
+        asyncio.run(run())
