@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runtime.contract.agent import InputShape
 from runtime.contract.layout import Strategy
 
 INSPECTION_VERSION = 1
@@ -150,6 +151,11 @@ class Graph(Model):
         "state['x'] or state.x; each with a proposed value.",
     )
     input_is_messages: bool = False
+    input_shape: InputShape = Field(
+        default="state",
+        description="'messages' or 'text' for a functional-API entrypoint whose input is a bare "
+        "list of messages or a string; 'state' otherwise (a dict of the graph's input fields).",
+    )
     strategy: Strategy = "port"
     strategy_reason: str = ""
 

@@ -35,6 +35,7 @@ from generator.inspect.values import (
     params_of,
 )
 from generator.models import FactorySignature, Graph
+from runtime.contract.agent import InputShape
 
 
 def inspect_graph(interp: Interpreter, spec: GraphSpec) -> Graph:
@@ -152,6 +153,8 @@ def _prebuilt(interp: Interpreter, graph: Prebuilt, site: Site, gid: str) -> dic
 
 
 def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, Any]:
+    """A functional-API graph: its input read from the first parameter (a bare list of messages
+    or a string takes the user's words as they are; a class is the graph's input schema)."""
     function = entry.function
     site = Site(function.module, function.node)
     interp.project.warn(
@@ -161,16 +164,45 @@ def _entrypoint(interp: Interpreter, entry: Entrypoint, gid: str) -> dict[str, A
         "known statically",
     )
     params = params_of(function.node)
-    annotation = params[0].annotation if params and params[0].annotation else None
+    first = params[0] if params else None
+    annotation = first.annotation if first is not None else None
     input_schema = None
     if annotation is not None:
         value = interp.eval(annotation.annotation, function.scope)
         if isinstance(value, Class):
             input_schema = schema_of(interp, value, f"input of graph {gid!r}", site)
     written = function.module.code(annotation.annotation) if annotation else ""
+    shape = entry_input_shape(first.name.value if first else "", written)
     return {
         "export_kind": "entrypoint",
         "input_schema": input_schema,
-        "input_is_messages": "Message" in written,
+        "input_shape": shape,
+        "input_is_messages": shape != "state" or "Message" in written,
         "structured_output": structured_outputs(interp, [function.module]),
     }
+
+
+#: Names an unannotated entrypoint parameter has when it takes a list of messages, or a string.
+_MESSAGE_NAMES = frozenset({"messages", "msgs", "chat_history", "history", "conversation"})
+_TEXT_NAMES = frozenset(
+    {"query", "question", "text", "prompt", "message", "user_input", "topic", "request"}
+)
+
+
+def entry_input_shape(name: str, annotation: str) -> InputShape:
+    """How an entrypoint takes the user's words, from its first parameter's ``name`` and
+    ``annotation`` as written: ``list[BaseMessage]`` (or a ``messages`` parameter) is a bare list
+    of messages, ``str`` (or a ``query`` parameter) a string, anything else its input state."""
+    compact = annotation.replace(" ", "")
+    if compact.startswith(("list[", "List[", "Sequence[", "typing.List[")) and (
+        "Message" in compact
+    ):
+        return "messages"
+    if compact == "str":
+        return "text"
+    if not compact:
+        if name in _MESSAGE_NAMES:
+            return "messages"
+        if name in _TEXT_NAMES:
+            return "text"
+    return "state"

@@ -37,7 +37,8 @@ from generator.dependencies.prefill import Prefill
 from generator.errors import AgentImportError
 from generator.pipeline.hinted import Rendering, retry_in_place, retry_with_hints
 from generator.pipeline.steps import Steps
-from generator.validate.diagnosis import python_warning
+from generator.render.template import read_answers
+from generator.validate.diagnosis import port_warning, python_warning
 from generator.validate.plugin import Report, validate
 from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import REQUIREMENTS_FILE
@@ -165,8 +166,10 @@ def validate_staged(installed: Installed, step: Steps, asked: Asked) -> Checked:
             report, notes = retry_in_place(
                 staged.root, staged.folder, report, approved=asked.approve_deps
             )
-        if report.ok and report.diagnosis is None:  # as agent.json now says, after a retry
-            warning = python_warning(load_agent_spec(staged.folder).environment)
+        if report.ok and report.diagnosis is None:  # as the folder now says, after a retry
+            warning = port_warning(read_answers(staged.folder).get("strategy", "")) or (
+                python_warning(load_agent_spec(staged.folder).environment)
+            )
             report = report.model_copy(update={"diagnosis": warning})
         note.extend(notes)
         note.append("passed" if report.ok else "FAILED: nothing was written")

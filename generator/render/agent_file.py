@@ -45,6 +45,7 @@ def agent_spec(
         "python_paths": inspection.import_roots,
         "input_field": design.input_field,
         "output_field": design.output_field,
+        "input_shape": graph.input_shape,
         "result_fields": sorted(design.initial_domain_state.get(STATE_KEY) or {}),
         "initial_domain_state": design.initial_domain_state,
         "context": settings.context,
@@ -71,7 +72,7 @@ def agent_data(spec: AgentSpec) -> dict[str, Any]:
     exclude = {"environment"} if spec.environment == EnvironmentSpec() else set()
     exclude |= {
         name
-        for name in ("network", "validated_without_sandbox")
+        for name in ("input_shape", "network", "validated_without_sandbox")
         if getattr(spec, name) == defaults[name].default
     }
     return spec.model_dump(mode="json", exclude=exclude)

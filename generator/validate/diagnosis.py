@@ -48,7 +48,13 @@ if TYPE_CHECKING:
     from runtime.contract.agent import AgentSpec
 
 Kind = Literal[
-    "missing_package", "needs_setting", "needs_network", "needs_python", "timed_out", "agent_bug"
+    "missing_package",
+    "needs_setting",
+    "needs_network",
+    "needs_python",
+    "timed_out",
+    "agent_bug",
+    "not_run",
 ]
 Severity = Literal["failure", "warning"]
 
@@ -60,6 +66,7 @@ LABELS: dict[Kind, str] = {
     "needs_python": "needs another Python",
     "timed_out": "timed out",
     "agent_bug": "a bug in the agent",
+    "not_run": "the agent was not run",
 }
 #: Who wrote the explanation when no model did.
 RULES = "rules"
@@ -210,6 +217,25 @@ def python_warning(environment: EnvironmentSpec) -> Diagnosis | None:
             "here as it is."
         ),
         fix=_python_fix(environment.asked_python, own=environment.kind == "isolated"),
+    )
+
+
+def port_warning(strategy: str) -> Diagnosis | None:
+    """A port's checks ran its shell, never the agent: say so, rather than "passed"."""
+    if strategy != "port":
+        return None
+    return Diagnosis(
+        kind="not_run",
+        severity="warning",
+        check=None,
+        summary="imported as a port: the checks ran the shell left to finish, not the agent",
+        explanation=(
+            "The import could not tell how to run this graph as it is, so the plugin answers "
+            "that it is being rebuilt until someone ports the agent into it; nothing of the "
+            "agent's own code was run."
+        ),
+        fix="port the agent in the plugin's respond.py (its PORTING.md says how), or import it "
+        "again with --strategy wrapper if its input is a list of messages",
     )
 
 

@@ -391,8 +391,9 @@ class AgentPlugin(ImportedPlugin):
         return copy.deepcopy(self.agent.inputs) if fresh else {}
 
     @abstractmethod
-    def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
-        """The agent's input for what the user said; ``fresh`` starts a new conversation."""
+    def agent_input(self, text: str, *, fresh: bool) -> Any:
+        """The agent's input for what the user said (a dict of its input fields, or what a
+        functional-API entrypoint takes); ``fresh`` starts a new conversation."""
 
     def agent_output(self, before: dict[str, Any], result: dict[str, Any]) -> Outcome:
         """The answer (``output_field``: a new AI message's text, or its value) and the
@@ -418,7 +419,7 @@ class AgentPlugin(ImportedPlugin):
         changed = changed_fields(before, result)
         return Outcome(change_summary(changed), {**changed, **fields})
 
-    def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def tool_input(self, results: list[Mapping[str, Any]]) -> Any:
         """The agent's input for the client's results of its tool calls (``run_tools``)."""
         raise NotImplementedError(f"{type(self).__name__} reads no tool results")
 
@@ -432,13 +433,14 @@ class AgentPlugin(ImportedPlugin):
         return asyncio.run(self._run(self.tool_input(results), config))
 
     async def _run(
-        self, inputs: dict[str, Any], config: RunnableConfig, *, said: str | None = None
+        self, inputs: Any, config: RunnableConfig, *, said: str | None = None
     ) -> Outcome:
         """Run with the context, configurable and store LangGraph's server would give this run,
         and the client's frontend tools as ``ag-ui-langgraph`` passes them. An agent paused at a
         static breakpoint goes on from there (``continue``), given what the user ``said`` unless
         that only says to go on."""
-        inputs = {**inputs, **frontend_tools(run_extras(config))}
+        if isinstance(inputs, dict):  # an entrypoint's bare input has no room for them
+            inputs = {**inputs, **frontend_tools(run_extras(config))}
         run_context = self._run_context((config.get("metadata") or {}).get("user_id"))
         if self.isolated is not None:
             return self.agent_output(*self.isolated.run(inputs, run_context, config))
@@ -451,7 +453,7 @@ class AgentPlugin(ImportedPlugin):
             run_config = RunnableConfig(configurable=run_context.configurable)
             stops = has_breakpoints(graph)
             here = get_config()  # this node's run: where the agent's own checkpoints are
-            start: dict[str, Any] | None = inputs
+            start: Any = inputs
             if stops and said is not None and await paused_at(stateful, here):
                 if not says_continue(said):
                     await stateful.aupdate_state(here, self.agent_input(said, fresh=False))
@@ -459,7 +461,7 @@ class AgentPlugin(ImportedPlugin):
             try:
                 # The first state streamed is the one the run starts from (this input applied).
                 states = [
-                    state if isinstance(state, dict) else {}
+                    state
                     async for state in stateful.astream(
                         start, run_config, context=context, stream_mode="values"
                     )
@@ -468,7 +470,20 @@ class AgentPlugin(ImportedPlugin):
                 if not (stops and is_breakpoint(exc)):
                     raise
                 return Outcome("", paused=await paused_at(stateful, here))
-        return self.agent_output(states[0] if states else {}, states[-1] if states else {})
+        return self.agent_output(*self._before_after(states))
+
+    def _before_after(self, states: list[Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The state a run started from and the one it ended on. A functional-API entrypoint
+        streams only what it returned (a message, a list of them, a string, a dict): that is the
+        value of its output field, after nothing."""
+        if not states:
+            return {}, {}
+        last = states[-1]
+        if not isinstance(last, dict):
+            return {}, {self.agent.output_field: last}
+        if self.agent.input_shape != "state":
+            return {}, last
+        return (states[0] if isinstance(states[0], dict) else {}), last
 
 
 def frontend_tools(extras: RunExtras) -> dict[str, Any]:

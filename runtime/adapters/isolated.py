@@ -142,10 +142,11 @@ class IsolatedAgent:
         return builder.compile(checkpointer=True, name="isolated")
 
     def run(
-        self, inputs: Mapping[str, Any], run_context: RunContext, config: RunnableConfig
+        self, inputs: Any, run_context: RunContext, config: RunnableConfig
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """One run of the agent (call it inside the plugin's node): the state it started from
-        (its input applied) and its final state."""
+        (its input applied) and its final state (a functional-API entrypoint's is what it
+        returned, the value of its output field)."""
         fresh, encoded = _encode_input(inputs)
         configurable = {k: v for k, v in run_context.configurable.items() if k != AUTH_USER_KEY}
         params = {
@@ -157,7 +158,10 @@ class IsolatedAgent:
         }
         state = self.graph.invoke({"request": {"params": params, "fresh": fresh}})
         result = _decode(state.get("result") or {})
-        return dict(result.get("before") or {}), dict(result.get("values") or {})
+        values = result.get("values")
+        if values is not None and not isinstance(values, dict):
+            return {}, {self.spec.output_field: values}
+        return dict(result.get("before") or {}), dict(values or {})
 
     def _call(self, state: _Turn, config: RunnableConfig) -> _Turn:
         request = state["request"]
@@ -295,25 +299,36 @@ def _decode(value: Any) -> Any:
     return value
 
 
-def _encode_input(inputs: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
-    """The input as JSON (messages as LangGraph's server takes them), and whether it starts the
-    conversation afresh (a ``RemoveMessage`` of all messages, which the worker cannot assume its
-    LangGraph knows: a fresh run simply starts from no checkpoint)."""
+def _encode_input(inputs: Any) -> tuple[bool, Any]:
+    """The input as JSON (messages as LangGraph's server takes them: a dict of input fields, or
+    a functional-API entrypoint's bare list or text), and whether it starts the conversation
+    afresh (a ``RemoveMessage`` of all messages, which the worker cannot assume its LangGraph
+    knows: a fresh run simply starts from no checkpoint)."""
+    if isinstance(inputs, list):
+        return _encode_messages(inputs)
+    if not isinstance(inputs, Mapping):
+        return False, inputs
     fresh = False
     encoded: dict[str, Any] = {}
     for name, value in inputs.items():
         if isinstance(value, list) and any(isinstance(v, BaseMessage) for v in value):
-            kept = []
-            for item in value:
-                if isinstance(item, RemoveMessage) and item.id == REMOVE_ALL_MESSAGES:
-                    fresh = True
-                elif isinstance(item, BaseMessage):
-                    fields = {"type", "content", "id", "name", "tool_call_id"}
-                    kept.append(item.model_dump(include=fields, exclude_none=True))
-            encoded[name] = kept
+            cleared, encoded[name] = _encode_messages(value)
+            fresh = fresh or cleared
         else:
             encoded[name] = value
     return fresh, encoded
+
+
+def _encode_messages(messages: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
+    fresh = False
+    kept = []
+    for item in messages:
+        if isinstance(item, RemoveMessage) and item.id == REMOVE_ALL_MESSAGES:
+            fresh = True
+        elif isinstance(item, BaseMessage):
+            fields = {"type", "content", "id", "name", "tool_call_id"}
+            kept.append(item.model_dump(include=fields, exclude_none=True))
+    return fresh, kept
 
 
 def _store_reply(message: Mapping[str, Any]) -> bytes:

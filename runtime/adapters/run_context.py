@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from langgraph_sdk.auth.types import BaseUser, StudioUser
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 from typing_extensions import is_typeddict
 
 from runtime.contract.agent import AgentSpec
@@ -129,6 +129,8 @@ def required_inputs(graph: Any) -> list[str]:
     schema = getattr(builder, "input_schema", None)
     if schema is None or (is_typeddict(schema) and schema is builder.state_schema):
         return []
+    if isinstance(schema, type) and issubclass(schema, RootModel):
+        return []  # a functional-API entrypoint's input is one bare value, not fields
     return [name for name, required in schema_fields(schema).items() if required]
 
 

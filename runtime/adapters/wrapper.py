@@ -22,14 +22,19 @@ class WrapperPlugin(AgentPlugin):
 
     reads_tool_results: ClassVar[bool] = True
 
-    def agent_input(self, text: str, *, fresh: bool) -> dict[str, Any]:
+    def agent_input(self, text: str, *, fresh: bool) -> Any:
+        """The user's words as the graph takes them (``agent.json`` ``input_shape``): a human
+        message under its input field, or, for a functional-API entrypoint, a bare list of
+        messages or the text itself (its ``previous`` is its own to keep)."""
+        said = HumanMessage(content=text)
+        if self.agent.input_shape == "messages":
+            return [said]
+        if self.agent.input_shape == "text":
+            return text
         messages: list[BaseMessage] = [RemoveMessage(id=REMOVE_ALL_MESSAGES)] if fresh else []
-        return {
-            **self.settled_inputs(fresh),
-            self.agent.input_field: [*messages, HumanMessage(content=text)],
-        }
+        return {**self.settled_inputs(fresh), self.agent.input_field: [*messages, said]}
 
-    def tool_input(self, results: list[Mapping[str, Any]]) -> dict[str, Any]:
+    def tool_input(self, results: list[Mapping[str, Any]]) -> Any:
         messages = [
             ToolMessage(
                 content=result["content"],
@@ -38,4 +43,6 @@ class WrapperPlugin(AgentPlugin):
             )
             for result in results
         ]
+        if self.agent.input_shape == "messages":
+            return messages
         return {self.agent.input_field: messages}

@@ -39,6 +39,10 @@ def _relative(value: str) -> str:
     return value
 
 
+#: How a graph takes the user's words (``AgentSpec.input_shape``).
+InputShape = Literal["state", "messages", "text"]
+
+
 class EnvironmentSpec(BaseModel):
     """Which Python environment the agent runs in (``environment`` in ``agent.json``).
 
@@ -76,6 +80,13 @@ class AgentSpec(BaseModel):
     )
     input_field: str
     output_field: str
+    input_shape: InputShape = Field(
+        default="state",
+        description="How the user's words enter the graph: 'state' (a message, or the value, "
+        "under input_field), 'messages' (a bare list of messages: a functional-API entrypoint's "
+        "input) or 'text' (a bare string). An entrypoint's output is whatever it returns, read "
+        "as the value of output_field.",
+    )
     result_fields: list[str] = Field(default_factory=list)
     initial_domain_state: dict[str, Any] = Field(default_factory=dict)
     # The plugin's settings, reviewed in the import PR (values here are never secrets):

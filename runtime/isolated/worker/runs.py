@@ -206,7 +206,7 @@ async def run(
 
             inputs: Any = Command(resume=params["resume"])
         else:
-            inputs = params.get("input") or {}
+            inputs = _input(params.get("input"))
         options: dict[str, Any] = {"stream_mode": ["updates", "values"]}
         if "context" in inspect.signature(graph.astream).parameters:
             options["context"] = build_context(
@@ -234,12 +234,24 @@ async def run(
     }
 
 
-def compact(before: Any, after: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def _input(value: Any) -> Any:
+    """The run's input: a dict of input fields, or a functional-API entrypoint's bare list of
+    messages (made messages again: no reducer coerces an entrypoint's input) or text."""
+    if isinstance(value, list):
+        from langchain_core.messages import convert_to_messages
+
+        return convert_to_messages(value)
+    return {} if value is None else value
+
+
+def compact(before: Any, after: Any) -> tuple[dict[str, Any], Any]:
     """What the runtime needs of a run's states, as JSON: the final state with each
     conversation cut to the messages the run added (by id, else by equality), and the state the
     run started from with its conversations emptied (the runtime compares the other fields and
     takes the new messages' last answer). Encoding whole conversations would cost every turn
-    more as they grow."""
+    more as they grow. A functional-API entrypoint's final state is what it returned, as it is."""
+    if not isinstance(after, dict):
+        return {}, encode(after)
     started: dict[str, Any] = {}
     final: dict[str, Any] = {}
     for name, value in dict(after).items():

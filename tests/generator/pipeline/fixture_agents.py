@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from plugin_repo import commit_all, git
+from tests.generator.plugin_repo import commit_all, git
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "agents"
 

@@ -185,6 +185,11 @@ def test_port_import_renders_shells_and_a_checklist(repo: Path, tmp_path: Path) 
     assert {"PORTING.md", "respond.py"} <= set(result.files)
     checklist = (plugin / "PORTING.md").read_text()
     assert "- [ ] `count`" in checklist and "- [ ] `words`: `int`" in checklist
+    warning = result.validation.diagnosis  # the shell ran, never the agent: not "passed"
+    assert warning is not None and (warning.kind, warning.severity) == ("not_run", "warning")
+    assert result.validation.describe().startswith(
+        "validate ported: passed with a warning: the agent was not run: imported as a port"
+    )
     with connected(repo, "ported") as client:
         client.receive_turn()
         assert "cannot answer" in heard(client.say("hello"))["text"]

@@ -1,0 +1,106 @@
+"""Functional-API agents (``@entrypoint``) run as LangGraph's server runs them: the user's words
+go in as the entrypoint takes them (a bare list of messages, or a string), its return value is
+the answer, and its ``previous`` is kept per session.
+
+Fixture agents of our own (``tests/fixtures/agents/functional_*``, ``entrypoint``), imported
+offline into a scratch runtime repository, validated, then served over the real WebSocket.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.pipeline.importer import ImportResult, import_agent
+from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
+from runtime.serving.app import create_app
+from runtime.serving.launch import serve_in_thread
+from runtime.settings import Settings
+from runtime.testing.client import RuntimeClient
+from tests.generator.pipeline.fixture_agents import fixture_repo
+from tests.generator.plugin_repo import options, runtime_repo
+
+#: Plugin id: the fixture, and the input shape the inspection must read from its entrypoint.
+AGENTS = {
+    "chat": ("functional_chat", "messages"),
+    "lookup": ("functional_query", "text"),
+    "essay": ("entrypoint", "messages"),
+}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ImportResult]]:
+    tmp = tmp_path_factory.mktemp("functional")
+    repo = runtime_repo(tmp / "repo")
+    results = {
+        plugin_id: import_agent(options(fixture_repo(name, tmp / name), plugin_id), root=repo)
+        for plugin_id, (name, _) in AGENTS.items()
+    }
+    return repo / PLUGINS_FOLDER, results
+
+
+@pytest.fixture(scope="module")
+def server(imported: tuple[Path, dict[str, ImportResult]]) -> Iterator[str]:
+    plugins, _ = imported
+    settings = Settings(port=0, plugins_dir=plugins, log_level="WARNING")
+    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+        yield address
+
+
+def final(frames: list[dict[str, Any]]) -> str:
+    (text,) = [f["payload"]["text"] for f in frames if f["type"] == "server.transcript.final"]
+    return str(text)
+
+
+def test_each_entrypoint_is_wrapped_with_the_input_its_first_parameter_takes(
+    imported: tuple[Path, dict[str, ImportResult]],
+) -> None:
+    plugins, results = imported
+    for plugin_id, (_, shape) in AGENTS.items():
+        result = results[plugin_id]
+        agent = json.loads((plugins / plugin_id / AGENT_FILE).read_text())
+        assert (result.strategy, agent["input_shape"]) == ("wrapper", shape), plugin_id
+        assert result.validation.ok and result.validation.diagnosis is None, plugin_id
+
+
+def test_validation_hears_each_entrypoints_own_answer(
+    imported: tuple[Path, dict[str, ImportResult]],
+) -> None:
+    _, results = imported
+    heard = {
+        plugin_id: results[plugin_id].validation.checks[1].transcript[-1] for plugin_id in AGENTS
+    }
+    assert heard["chat"].endswith("text: Message 1 heard: Hello! What can you help me with?")
+    assert heard["lookup"].endswith(
+        "text: Nothing known about 'hello! what can you help me with?'."
+    )
+    assert "How Hello! What can you help me with? works" in heard["essay"]
+
+
+def test_a_message_list_entrypoint_keeps_its_conversation_in_previous(server: str) -> None:
+    with RuntimeClient(server, agent="chat") as client:
+        client.receive_turn()
+        replies = [final(client.say(text)) for text in ("hello", "and again")]
+    with RuntimeClient(server, agent="chat") as other:  # another session starts afresh
+        other.receive_turn()
+        replies.append(final(other.say("hi")))
+
+    assert replies == [
+        "Message 1 heard: hello",
+        "Message 2 heard: and again",
+        "Message 1 heard: hi",
+    ]
+
+
+def test_a_string_entrypoint_gets_the_words_and_its_returned_text_is_the_answer(
+    server: str,
+) -> None:
+    with RuntimeClient(server, agent="lookup") as client:
+        client.receive_turn()
+        answer = final(client.say("What is LangGraph?"))
+
+    assert answer == "Langgraph is a library for stateful agents."
