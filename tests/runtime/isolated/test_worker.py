@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from runtime import redaction
+from runtime.adapters.isolated import _encode_input
 from runtime.isolated.process import PROGRAM_DIR
 from runtime.isolated.worker import saver
 from runtime.isolated.worker.agent import LoadError, compiled
+from runtime.isolated.worker.runs import _input, compact
 from runtime.testing import offline_models
 
 CARD = "4111 1111 1111 1111"
@@ -129,3 +132,16 @@ def test_an_export_that_makes_no_graph_is_named() -> None:
 
     with pytest.raises(LoadError, match="the graph export produced int, not a graph"):
         asyncio.run(run())
+
+
+def test_an_entrypoints_bare_input_and_returned_value_cross_the_worker() -> None:
+    """A functional-API entrypoint takes a bare list of messages (made messages again: nothing
+    coerces an entrypoint's input) or text, and its final state is what it returned."""
+    fresh, encoded = _encode_input([HumanMessage(content="hello", id="h1")])
+    restored = _input(encoded)
+    started, final = compact({}, AIMessage(content="hi there", id="a1"))
+
+    assert not fresh and _encode_input("what is it?") == (False, "what is it?")
+    assert [(m.type, m.content, m.id) for m in restored] == [("human", "hello", "h1")]
+    assert _input(None) == {} and _input("text") == "text"
+    assert started == {} and final["lc_message"]["content"] == "hi there"
