@@ -54,6 +54,7 @@ Kind = Literal[
     "needs_python",
     "timed_out",
     "agent_bug",
+    "requirements_clash",
     "not_run",
 ]
 Severity = Literal["failure", "warning"]
@@ -66,8 +67,11 @@ LABELS: dict[Kind, str] = {
     "needs_python": "needs another Python",
     "timed_out": "timed out",
     "agent_bug": "a bug in the agent",
+    "requirements_clash": "its requirements do not work together",
     "not_run": "the agent was not run",
 }
+#: An isolated worker's exit over its environment's unmet requirement (``runtime.isolated``).
+_CLASH = re.compile(r"its requirements do not work together: ([^(\n]+?)(?: \(|$)", re.M)
 #: Who wrote the explanation when no model did.
 RULES = "rules"
 #: How much of a traceback's end a diagnosis (and a model asked to explain it) reads.
@@ -259,6 +263,7 @@ def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnos
     location = _location(failed.traceback or "", folder / SOURCE_FOLDER)
     found = (
         _to_review(failed, folder)
+        or _clash(failed, text)
         or _missing_package(failed, text, folder)
         or _python(text, folder, python, failed.name)
         or _network(failed, text)
@@ -267,6 +272,25 @@ def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnos
         or _bug(failed, traceback)
     )
     return found.model_copy(update={"location": location})
+
+
+def _clash(failed: CheckResult, text: str) -> Diagnosis | None:
+    """The worker of a plugin with an environment of its own could not load its packages:
+    ``uv pip check`` named a requirement its other pins do not meet (``runtime.isolated``)."""
+    found = _CLASH.search(text)
+    if found is None:
+        return None
+    return Diagnosis(
+        kind="requirements_clash",
+        check=failed.name,
+        summary=found[1],
+        explanation=(
+            "The agent's own pinned versions cannot load together, so its environment of its "
+            "own cannot even import it; LangGraph's server would fail the same way."
+        ),
+        fix="pin versions that fit together in the plugin's requirements.txt (the agent's "
+        "pyproject.toml upstream), then run `agent-import validate --approve-deps`",
+    )
 
 
 def _to_review(failed: CheckResult, folder: Path) -> Diagnosis | None:

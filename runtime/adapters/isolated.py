@@ -186,7 +186,7 @@ class IsolatedAgent:
         finally:
             worker.forget(call)
         if reply is CRASHED:
-            raise WorkerCrashed(f"the {self.plugin_id} worker exited during the run")
+            raise WorkerCrashed(f"{worker.exit_reason()}, during the run")
         if "error" in reply:
             error = reply["error"]
             if (error.get("data") or {}).get("type") == "GraphRecursionError":

@@ -16,11 +16,13 @@ after the worker exited (a crash, a run killed past its deadline). No run in fli
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import logging
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
@@ -31,7 +33,7 @@ from typing import Any, Final
 
 from runtime import redaction, sandbox
 from runtime.contract.layout import AGENT_FILE, SOURCE_FOLDER
-from runtime.isolated.envs import in_use
+from runtime.isolated.envs import EnvBuildError, find_uv, in_use
 from runtime.isolated.worker import protocol
 
 logger = logging.getLogger(__name__)
@@ -52,6 +54,14 @@ STOP_GRACE_S: Final = 2.0
 REDACTION: Final = str(Path(redaction.__file__).resolve())
 #: Put in a call's queue when the worker died.
 CRASHED: Final = {"crashed": True}
+#: How many of the worker's last stderr lines are kept to say why it exited.
+STDERR_KEPT: Final = 40
+#: What a package that does not fit the versions installed beside it raises while loading.
+_LOADING_ERRORS: Final = ("ImportError", "ModuleNotFoundError", "AttributeError", "TypeError")
+#: ``uv pip check``'s line for one unmet requirement.
+_UNMET = re.compile(r"The package `([^`]+)` requires `([^`]+)`, but `([^`]+)` is installed")
+#: The last line of a Python traceback: ``SomeError: what``.
+_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit|Interrupt)\b.*")
 
 
 class WorkerCrashed(RuntimeError):
@@ -80,6 +90,7 @@ class Worker:
         confinement: sandbox.Spec | None = None,
     ) -> None:
         self.plugin_id = plugin_id
+        self.python = python
         agent_file, source = folder / AGENT_FILE, folder / SOURCE_FOLDER
         command = [str(python), "-s", "-m", "worker", str(agent_file), str(source), REDACTION]
         if offline_models is not None:
@@ -106,6 +117,8 @@ class Worker:
             raise
         #: The sandbox helper's one line, when it could not make the worker's sandbox.
         self.sandbox_failure: str | None = None
+        #: Its last lines of stderr, card numbers masked: why it exited, when it does.
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_KEPT)
         self._ids = itertools.count(1)
         self._calls: dict[int, Call] = {}
         self._write = threading.Lock()
@@ -139,21 +152,29 @@ class Worker:
         finally:
             self.forget(call)
         if reply is CRASHED:
-            raise WorkerCrashed(self._exit_reason())
+            raise WorkerCrashed(self.exit_reason())
         if "error" in reply:
             raise WorkerCrashed(f"the {self.plugin_id} worker: {reply['error']['message']}")
         return reply.get("result")
 
-    def _exit_reason(self) -> str:
+    def exit_reason(self) -> str:
         """Why the worker ended: the sandbox helper's line when it could not make the sandbox,
-        else its exit code. Its output ends before its exit is known: both are waited for."""
+        else its exit code and the error its stderr ended on (a traceback's last line: the
+        agent's import failing, its pins that do not load together), never the code alone. Its
+        output ends before its exit is known: both are waited for."""
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(STOP_GRACE_S)
         self._logging.join(STOP_GRACE_S)
         code = self.process.returncode
         if code == sandbox.SETUP_FAILED and self.sandbox_failure:
             return f"the {self.plugin_id} worker: {self.sandbox_failure}"
-        return f"the {self.plugin_id} worker exited (code {code})"
+        exited = f"the {self.plugin_id} worker exited (code {code})"
+        why = last_error(self.stderr_tail)
+        if why is None:
+            return exited
+        if why.startswith(_LOADING_ERRORS) and (clash := broken_pins(self.python)):
+            return f"{exited}: its requirements do not work together: {clash} ({why})"
+        return f"{exited}: {why}"
 
     def forget(self, call: Call) -> None:
         self._calls.pop(call.id, None)
@@ -225,7 +246,37 @@ class Worker:
             if text.startswith("sandbox: "):
                 self.sandbox_failure = text.removeprefix("sandbox: ")
             if text:
+                self.stderr_tail.append(redaction.redact_card_numbers(text))
                 logger.info("[%s worker] %s", self.plugin_id, text)
+
+
+def broken_pins(python: Path) -> str | None:
+    """The first of an environment's packages whose requirements its other packages' versions do
+    not meet, as ``uv pip check`` says it (``langgraph 0.2.60 requires langchain-core<0.4``), or
+    None: the same failure LangGraph's server would meet installing the agent's pins."""
+    try:
+        done = subprocess.run(
+            [*find_uv(), "pip", "check", "--python", str(python)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, EnvBuildError):
+        return None
+    found = _UNMET.search(done.stdout + done.stderr) if done.returncode else None
+    return f"{found[1]} needs {found[2]}, and {found[3]} is installed" if found else None
+
+
+def last_error(lines: Iterable[str]) -> str | None:
+    """The error a process's stderr ended on: a traceback's last line (``ModuleNotFoundError:
+    No module named 'x'``), else its last line that is not part of a traceback."""
+    kept = [line.strip() for line in lines if line.strip()]
+    for line in reversed(kept):
+        if _ERROR_LINE.match(line):
+            return line
+    plain = [line for line in kept if not line.startswith(("File ", "Traceback", "^", "~"))]
+    return plain[-1] if plain else None
 
 
 def worker_spec(

@@ -416,3 +416,23 @@ def test_a_sibling_file_imported_as_a_top_level_module_is_named_as_the_agents_ow
     assert diagnosis is not None
     assert (diagnosis.kind, diagnosis.check) == ("agent_bug", "import")
     assert "from .prompts import" in diagnosis.fix
+
+
+def test_pins_that_cannot_load_together_are_named_not_called_a_bug(tmp_path: Path) -> None:
+    """What an isolated worker says when its environment's packages do not fit together."""
+    crashed = CheckResult(
+        name="import",
+        ok=False,
+        summary=(
+            "the clash worker exited (code 1): its requirements do not work together: langgraph "
+            "needs langchain-core<0.4, and 0.1.52 is installed (ImportError: cannot import name "
+            "'X' from 'langchain_core.y')"
+        ),
+    )
+
+    plugin = isolated_plugin(tmp_path / "p", python="3.11", asks="3.11")
+    found = diagnose([crashed], plugin, python=sys.executable)
+
+    assert found is not None and found.kind == "requirements_clash"
+    assert found.summary == "langgraph needs langchain-core<0.4, and 0.1.52 is installed"
+    assert found.headline().startswith("its requirements do not work together: langgraph needs")
