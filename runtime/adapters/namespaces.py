@@ -5,19 +5,22 @@ Most LangGraph templates keep their code in a top-level package called ``agent``
 first one's modules. So each agent's folders (its ``python_paths``) become the ``__path__`` of a
 private package, ``<prefix>``, and its modules load as ``<prefix>.agent.graph`` and so on.
 
-Relative imports work unchanged. The agent's *absolute* imports of its own top-level names
-(``from agent.state import State``) are resolved by an ``__import__`` hook that looks at who is
-importing: a module inside ``<prefix>`` asking for one of that agent's top-level names gets
-``<prefix>.<name>``; everyone else, and every other name, gets the ordinary import. Nothing is
-put on ``sys.path``, so one agent can neither see nor replace another's modules, and the
-prefixed names are importable again (the checkpointer's serializer finds pydantic and dataclass
-state classes by module name).
+Its top-level names are the ones Python would find there first: its modules and regular packages,
+and folders without ``__init__.py`` only when nothing installed has their name (a namespace
+portion never shadows an installed package). Relative imports work unchanged. The agent's
+*absolute* imports of its own top-level names (``from agent.state import State``) are resolved
+by an ``__import__`` hook that looks at who is importing: a module inside ``<prefix>`` asking
+for one of that agent's top-level names gets ``<prefix>.<name>``; everyone else, and every other
+name, gets the ordinary import. Nothing is put on ``sys.path``, so one agent can neither see nor
+replace another's modules, and the prefixed names are importable again (the checkpointer's
+serializer finds pydantic and dataclass state classes by module name).
 """
 
 from __future__ import annotations
 
 import builtins
 import hashlib
+import importlib.util
 import sys
 import threading
 import types
@@ -74,15 +77,30 @@ def namespace(label: str, root: Path, folders: Sequence[Path]) -> Namespace:
 
 
 def top_level_names(folder: Path) -> set[str]:
-    """Modules and packages (regular or namespace) directly in ``folder``."""
+    """Modules and packages directly in ``folder`` that are the agent's own, as Python's import
+    rules decide: a module or a regular package (``__init__.py``) is found before anything
+    installed, a folder without ``__init__.py`` only when nothing installed has the name (a
+    ``langgraph/`` folder holding the graph file never hides LangGraph)."""
     if not folder.is_dir():
         return set()
-    return {
-        entry.stem if entry.is_file() else entry.name
+    modules = {
+        entry.stem
         for entry in folder.iterdir()
-        if (entry.is_file() and entry.suffix == ".py" and entry.stem.isidentifier())
-        or (entry.is_dir() and entry.name.isidentifier())
+        if entry.is_file() and entry.suffix == ".py" and entry.stem.isidentifier()
     }
+    folders = {
+        entry.name for entry in folder.iterdir() if entry.is_dir() and entry.name.isidentifier()
+    }
+    regular = {name for name in folders if (folder / name / "__init__.py").is_file()}
+    return modules | regular | {name for name in folders - regular if not _installed(name)}
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` is importable without any agent's folders (none is on ``sys.path``)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def owner(module_name: str) -> Namespace | None:

@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
 from runtime.adapters.loader import AgentLoadError, graph_for_run, load_export, server_runtime
+from runtime.adapters.namespaces import top_level_names
 from runtime.contract.agent import AgentFileError, AgentSpec, load_agent_spec
 
 GRAPH = """
@@ -160,3 +161,18 @@ def test_an_agent_cannot_import_another_agents_modules(tmp_path: Path) -> None:
 
     with pytest.raises(ModuleNotFoundError, match="'secret'"):
         load_export(second, second_spec, module_prefix="t_sealed")
+
+
+def test_a_folder_named_like_an_installed_package_never_hides_it(tmp_path: Path) -> None:
+    """Python finds a regular package or module before a folder without ``__init__.py``: the
+    agent's ``langgraph/`` folder holds its graph file, and ``langgraph.graph`` is LangGraph's."""
+    files = {
+        "langgraph/langgraph.py": GRAPH + "graph = builder.compile()\n",
+        "helpers/__init__.py": "",
+    }
+    folder, spec = plugin(tmp_path, files, graph_spec="./langgraph/langgraph.py:graph")
+
+    export = load_export(folder, spec, module_prefix="t_shadow")
+
+    assert run(export) == "ok"
+    assert top_level_names(folder / "src") == {"helpers"}

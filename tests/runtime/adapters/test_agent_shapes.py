@@ -1,9 +1,14 @@
-"""Functional-API agents (``@entrypoint``) run as LangGraph's server runs them: the user's words
-go in as the entrypoint takes them (a bare list of messages, or a string), its return value is
-the answer, and its ``previous`` is kept per session.
+"""Agents of the shapes third-party projects have, run as LangGraph's server runs them.
 
-Fixture agents of our own (``tests/fixtures/agents/functional_*``, ``entrypoint``), imported
-offline into a scratch runtime repository, validated, then served over the real WebSocket.
+* Functional-API agents (``@entrypoint``): the user's words go in as the entrypoint takes them (a
+  bare list of messages, or a string), its return value is the answer, and its ``previous`` is
+  kept per session.
+* A graph file in a folder named like the library (``langgraph/langgraph.py``, no
+  ``__init__.py``): its ``from langgraph.graph import ...`` finds the installed LangGraph, as
+  Python's import rules (and the server) have it.
+
+Fixture agents of our own (``tests/fixtures/agents/``), imported offline into a scratch runtime
+repository, validated, then served over the real WebSocket.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ AGENTS = {
     "chat": ("functional_chat", "messages"),
     "lookup": ("functional_query", "text"),
     "essay": ("entrypoint", "messages"),
+    "helper": ("package_named_folder", "state"),
 }
 
 
@@ -56,14 +62,14 @@ def final(frames: list[dict[str, Any]]) -> str:
     return str(text)
 
 
-def test_each_entrypoint_is_wrapped_with_the_input_its_first_parameter_takes(
+def test_each_agent_is_wrapped_with_the_input_its_graph_takes(
     imported: tuple[Path, dict[str, ImportResult]],
 ) -> None:
     plugins, results = imported
     for plugin_id, (_, shape) in AGENTS.items():
         result = results[plugin_id]
         agent = json.loads((plugins / plugin_id / AGENT_FILE).read_text())
-        assert (result.strategy, agent["input_shape"]) == ("wrapper", shape), plugin_id
+        assert (result.strategy, agent.get("input_shape", "state")) == ("wrapper", shape)
         assert result.validation.ok and result.validation.diagnosis is None, plugin_id
 
 
@@ -79,6 +85,7 @@ def test_validation_hears_each_entrypoints_own_answer(
         "text: Nothing known about 'hello! what can you help me with?'."
     )
     assert "How Hello! What can you help me with? works" in heard["essay"]
+    assert heard["helper"].endswith("text: The helper heard: Hello! What can you help me with?")
 
 
 def test_a_message_list_entrypoint_keeps_its_conversation_in_previous(server: str) -> None:
