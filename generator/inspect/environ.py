@@ -3,7 +3,9 @@
 From ``langgraph.json``'s ``env`` (the names of an object, or the names a committed env file
 declares, e.g. ``.env.example`` beside a ``.env`` that is not committed) and from literal reads
 in the agent's code: ``os.environ["NAME"]`` (required: it raises when unset),
-``os.environ.get("NAME")`` and ``os.getenv("NAME")`` (optional: the code handles a missing one).
+``os.environ.get("NAME")`` and ``os.getenv("NAME")`` (optional: the code handles a missing one),
+and the fields of pydantic-settings classes (``class Settings(BaseSettings)``: each field is the
+variable of its name, after the class's ``env_prefix``; required when it has no default).
 """
 
 from __future__ import annotations
@@ -31,11 +33,17 @@ def environment_variables(
     for name in _config_names(project, config):
         found.setdefault(name, EnvVar(name=name, required=True, origin=config.config_file))
     for module in reachable_modules(project, entry_files):
-        for node in find_nodes(module.tree, cst.Subscript, cst.Call):
-            read = _read(node)
-            if read is None:
-                continue
-            name, required = read
+        reads: list[tuple[cst.CSTNode, tuple[str, bool]]] = [
+            (node, read)
+            for node in find_nodes(module.tree, cst.Subscript, cst.Call)
+            if (read := _read(node)) is not None
+        ]
+        reads += [
+            (node, read)
+            for node in find_nodes(module.tree, cst.ClassDef)
+            for read in _settings_fields(node)
+        ]
+        for node, (name, required) in reads:
             if not name:
                 continue
             where = f"{module.rel}:{module.line(node)}"
@@ -59,6 +67,48 @@ def _read(node: cst.CSTNode) -> tuple[str, bool] | None:
         if (getenv or get) and isinstance(first, cst.SimpleString):
             return _literal(first), False
     return None
+
+
+def _settings_fields(node: cst.CSTNode) -> list[tuple[str, bool]]:
+    """``(NAME, required)`` for each field of a pydantic-settings class, named as the variable
+    it reads (upper case, after its ``env_prefix``)."""
+    if not isinstance(node, cst.ClassDef) or not any(
+        _name(base.value, "BaseSettings") or _dotted_end(base.value, "BaseSettings")
+        for base in node.bases
+    ):
+        return []
+    statements = [
+        small
+        for line in node.body.body
+        if isinstance(line, cst.SimpleStatementLine)
+        for small in line.body
+    ]
+    prefix = next((found for s in statements if (found := _env_prefix(s)) is not None), "")
+    return [
+        ((prefix + small.target.value).upper(), small.value is None)
+        for small in statements
+        if isinstance(small, cst.AnnAssign)
+        and isinstance(small.target, cst.Name)
+        and small.target.value != "model_config"
+        and not small.target.value.startswith("_")
+    ]
+
+
+def _env_prefix(statement: cst.BaseSmallStatement) -> str | None:
+    """The ``env_prefix`` of ``model_config = SettingsConfigDict(env_prefix="X_")``."""
+    if not isinstance(statement, cst.Assign | cst.AnnAssign):
+        return None
+    value = statement.value
+    if not isinstance(value, cst.Call):
+        return None
+    for arg in value.args:
+        if arg.keyword is not None and arg.keyword.value == "env_prefix":
+            return _literal(arg.value)
+    return None
+
+
+def _dotted_end(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == name
 
 
 def _environ(node: cst.BaseExpression) -> bool:
