@@ -180,6 +180,19 @@ class EnvVar(Model):
     origin: str = Field(description="Where it was seen: 'file:line' or langgraph.json.")
 
 
+class ToolServer(Model):
+    """An MCP server the agent starts (stdio) or connects to (SSE, HTTP)."""
+
+    name: str
+    transport: str = Field(description="stdio, sse, streamable_http, ...")
+    target: str = Field(description="The command it runs with its arguments, or its URL.")
+    origin: str = Field(description="Where it is configured: file:line, or a config file.")
+
+    def describe(self) -> str:
+        """``playwright: npx @playwright/mcp (stdio)``, as the reviewer reads it."""
+        return f"{self.name}: {self.target} ({self.transport})"
+
+
 class Inspection(Model):
     version: int = INSPECTION_VERSION
     source: Source
@@ -195,6 +208,9 @@ class Inspection(Model):
     )
     environment: list[EnvVar] = Field(
         default_factory=list, description="Environment variables the agent reads, by name."
+    )
+    tool_servers: list[ToolServer] = Field(
+        default_factory=list, description="MCP servers the agent starts or connects to."
     )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)

@@ -28,6 +28,7 @@ from generator.inspect.evaluate import Handlers, Interpreter
 from generator.inspect.exports import inspect_graph
 from generator.inspect.modules import Project
 from generator.inspect.readme import readme_excerpt
+from generator.inspect.tool_servers import tool_servers
 from generator.models import Inspection, Source
 
 __all__ = ["inspect_source"]
@@ -66,6 +67,7 @@ def inspect_source(
         python_version=project_config.python_version,
         env=project_config.env,
         environment=environment_variables(project, project_config, entry_files),
+        tool_servers=tool_servers(project, entry_files),
         import_roots=project_config.import_roots,
         graphs=graphs,
         dependencies=declared

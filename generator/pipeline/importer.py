@@ -275,6 +275,7 @@ def import_message(plugin: PluginData) -> str:
         "Nodes: " + (", ".join(n["name"] for n in shape.get("nodes") or []) or "unknown"),
         "Dependencies: " + (", ".join(answers.requirements) or "none"),
         *_environment_lines(agent.environment),
+        *(["Tool servers: " + "; ".join(agent.tool_servers)] if agent.tool_servers else []),
         f"Screens: {', '.join(answers.screens)} (designed by {designer})",
     ]
     if agent.validated_without_sandbox:

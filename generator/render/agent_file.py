@@ -51,6 +51,7 @@ def agent_spec(
         "context": settings.context,
         "env": settings.env,
         "inputs": settings.inputs,
+        "tool_servers": [server.describe() for server in inspection.tool_servers],
         "environment": environment or EnvironmentSpec(),
         "validated_without_sandbox": not confinement.enabled(),
     }
@@ -72,8 +73,8 @@ def agent_data(spec: AgentSpec) -> dict[str, Any]:
     exclude = {"environment"} if spec.environment == EnvironmentSpec() else set()
     exclude |= {
         name
-        for name in ("input_shape", "network", "validated_without_sandbox")
-        if getattr(spec, name) == defaults[name].default
+        for name in ("input_shape", "tool_servers", "network", "validated_without_sandbox")
+        if getattr(spec, name) == defaults[name].get_default(call_default_factory=True)
     }
     return spec.model_dump(mode="json", exclude=exclude)
 

@@ -55,6 +55,7 @@ Kind = Literal[
     "timed_out",
     "agent_bug",
     "requirements_clash",
+    "needs_tool_server",
     "not_run",
 ]
 Severity = Literal["failure", "warning"]
@@ -68,10 +69,23 @@ LABELS: dict[Kind, str] = {
     "timed_out": "timed out",
     "agent_bug": "a bug in the agent",
     "requirements_clash": "its requirements do not work together",
+    "needs_tool_server": "needs a tool server",
     "not_run": "the agent was not run",
 }
 #: An isolated worker's exit over its environment's unmet requirement (``runtime.isolated``).
 _CLASH = re.compile(r"its requirements do not work together: ([^(\n]+?)(?: \(|$)", re.M)
+#: An MCP session that ended before it began (its server could not start, or is not there).
+_MCP_FAILED = ("McpError", "Connection closed", "mcp.shared.exceptions")
+#: A tool server's command that is not on this machine (or in the sandbox).
+_MISSING_COMMAND = re.compile(r"No such file or directory: '([\w.+-]+)'")
+#: Where each command a tool server is started with comes from.
+_COMMAND_HOMES = {
+    "npx": " (npx comes with Node.js)",
+    "node": " (Node.js)",
+    "uvx": " (uvx comes with uv: pip install uv)",
+    "uv": " (pip install uv)",
+    "docker": " (Docker)",
+}
 #: Who wrote the explanation when no model did.
 RULES = "rules"
 #: How much of a traceback's end a diagnosis (and a model asked to explain it) reads.
@@ -266,6 +280,7 @@ def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnos
         or _clash(failed, text)
         or _missing_package(failed, text, folder)
         or _python(text, folder, python, failed.name)
+        or _tool_server(failed, text, folder)
         or _network(failed, text)
         or _setting(failed, text)
         or _timed_out(failed)
@@ -392,6 +407,43 @@ def _python(text: str, folder: Path, python: str, check: CheckName) -> Diagnosis
     if own is not None:
         need = need.model_copy(update={"runner": OWN_ENVIRONMENT})
     return python_diagnosis(need, check=check)
+
+
+def _tool_server(failed: CheckResult, text: str, folder: Path) -> Diagnosis | None:
+    """An MCP server the agent starts or reaches could not be had: its connection closed, or
+    its command (``npx``, ``uvx``, ``uv``) is not there. Offline in a sandbox, that is expected;
+    after the import check passed it is a warning, as the network is."""
+    spec = _agent_spec(folder)
+    servers = spec.tool_servers if spec is not None else []
+    missing = _MISSING_COMMAND.search(text)
+    if not (servers or "mcp" in text.lower()) or not (
+        missing or any(marker in text for marker in _MCP_FAILED)
+    ):
+        return None
+    command = missing[1] if missing else None
+    server = next(
+        (s for s in servers if command and s.partition(": ")[2].startswith(command)),
+        servers[0] if servers else (command or "an MCP server"),
+    )
+    warning = failed.name == "turns"
+    where = _COMMAND_HOMES.get(command or server.partition(": ")[2].split(" ")[0], "")
+    return Diagnosis(
+        kind="needs_tool_server",
+        severity="warning" if warning else "failure",
+        check=failed.name,
+        summary=server,
+        explanation=(
+            "The agent gets its tools from an MCP server it starts or connects to, which the "
+            "offline, sandboxed checks cannot provide"
+            + (
+                ": the import check passed, so the plugin is written; it needs the server where "
+                "it runs."
+                if warning
+                else ", and it connects while it is imported."
+            )
+        ),
+        fix=f"make the tool server available where the plugin runs: {server}{where}",
+    )
 
 
 def _network(failed: CheckResult, text: str) -> Diagnosis | None:

@@ -105,6 +105,11 @@ class AgentSpec(BaseModel):
         description="Values of the agent's other required input fields (not input_field), sent "
         "with the user's words on the first run of a conversation.",
     )
+    tool_servers: list[str] = Field(
+        default_factory=list,
+        description="The MCP servers the agent starts or reaches ('name: command or URL "
+        "(transport)'), which must be available where it runs; for the reviewer.",
+    )
     environment: EnvironmentSpec = Field(
         default_factory=EnvironmentSpec,
         description="The agent's Python environment: the runtime's (shared) or its own (isolated).",

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugin_repo import agent_repo, config, options, pyproject, runtime_repo, write_files
+from plugin_repo import agent_repo, config, git, options, pyproject, runtime_repo, write_files
 
 from generator.dependencies.python_version import newer_python
 from generator.pipeline.importer import ValidationFailed, import_agent
@@ -17,6 +17,7 @@ from generator.validate.plugin import Report, validate
 from generator.validate.smoke import CheckResult
 from runtime.contract.layout import PLUGINS_FOLDER
 from runtime.isolated.pythons import PLACES_ENV
+from tests.generator.pipeline.fixture_agents import fixture_repo
 
 
 def one_node_agent(package: str, body: str, *, header: str = "") -> dict[str, str]:
@@ -436,3 +437,48 @@ def test_pins_that_cannot_load_together_are_named_not_called_a_bug(tmp_path: Pat
     assert found is not None and found.kind == "requirements_clash"
     assert found.summary == "langgraph needs langchain-core<0.4, and 0.1.52 is installed"
     assert found.headline().startswith("its requirements do not work together: langgraph needs")
+
+
+def test_an_mcp_server_the_sandbox_lacks_is_a_tool_server_it_needs_not_a_bug(
+    tmp_path: Path,
+) -> None:
+    """The agent starts its MCP server over stdio when it runs: offline, in the sandbox, the
+    command is not there. The import check passed, so the plugin is written with the server
+    named in agent.json and the commit message, and a warning says what to provide."""
+    repo = runtime_repo(tmp_path / "repo")
+    agent = fixture_repo("mcp_stdio", tmp_path / "mcp")
+
+    result = import_agent(options(agent, "weather", branch="weather"), root=repo)
+
+    warning = result.validation.diagnosis
+    server = "weather: weather-mcp-server --stdio (stdio)"
+    assert result.validation.ok and warning is not None
+    assert (warning.kind, warning.severity, warning.summary) == (
+        "needs_tool_server",
+        "warning",
+        server,
+    )
+    assert warning.fix == f"make the tool server available where the plugin runs: {server}"
+    agent_json = json.loads((repo / PLUGINS_FOLDER / "weather" / "agent.json").read_text())
+    assert agent_json["tool_servers"] == [server]
+    message = git(repo, "log", "-1", "--format=%B", "weather")
+    assert f"Tool servers: {server}" in message
+
+
+def test_a_tool_server_that_fails_while_the_agent_loads_is_a_failure_naming_it(
+    tmp_path: Path,
+) -> None:
+    crashed = CheckResult(
+        name="import",
+        ok=False,
+        summary="ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+        traceback=(
+            '  File "/site-packages/mcp/client/stdio/__init__.py", line 108, in stdio_client\n'
+            "FileNotFoundError: [Errno 2] No such file or directory: 'npx'"
+        ),
+    )
+
+    found = diagnose([crashed], tmp_path, python=sys.executable)
+
+    assert found is not None and (found.kind, found.severity) == ("needs_tool_server", "failure")
+    assert found.fix.endswith("npx (npx comes with Node.js)")
