@@ -297,9 +297,16 @@ def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:
     candidates += [dep.parent for dep in local if is_inside(root, dep.parent)]
     roots: list[Path] = []
     for candidate in candidates:
-        if candidate.is_dir() and candidate not in roots:
+        if candidate.is_dir() and candidate not in roots and not _package_named_src(candidate):
             roots.append(candidate)
     return roots
+
+
+def _package_named_src(candidate: Path) -> bool:
+    """A ``src/`` with an ``__init__.py`` is a package (``src.agent.graph``), not a src layout:
+    its folders are ``src.<name>``, and never hide installed packages of their names (a
+    ``src/langgraph/`` beside the real LangGraph)."""
+    return candidate.name == SRC_LAYOUT and (candidate / "__init__.py").is_file()
 
 
 def _python_graphs(

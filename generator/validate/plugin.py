@@ -37,6 +37,7 @@ from generator.validate.processes import end_tree
 from generator.validate.smoke import CheckName, CheckResult, CheckResults
 from runtime import sandbox
 from runtime.contract.layout import REQUIREMENTS_FILE, SOURCE_FOLDER
+from runtime.isolated.envs import ENVS_DIR_ENV
 
 CHECKS: tuple[CheckName, ...] = ("import", "turns")
 CHECK_TIMEOUT_S = 120.0
@@ -130,13 +131,16 @@ def validate(
     extra = {**CHECK_ENV, **(env or {})}
     checks, confined = _run(folder, interpreter, timeout, extra, sandboxed=sandboxed)
     module = next((c.missing_module for c in checks if c.missing_module), None)
+    installed = (
+        python is not None or ENVS_DIR_ENV in extra
+    )  # approved: a validation env, or its own
     return Report(
         plugin_id=folder.name,
         folder=str(folder),
         python=interpreter,
         sandbox=confined.describe() if confined else UNCONFINED,
         checks=checks,
-        missing=_missing(module, folder) if module else None,
+        missing=_missing(module, folder, approved=installed) if module else None,
         diagnosis=diagnose(checks, folder, python=interpreter),
     )
 
@@ -240,7 +244,9 @@ def _cold(
     return True
 
 
-def _missing(module: str, folder: Path) -> MissingDependency:
+def _missing(module: str, folder: Path, *, approved: bool) -> MissingDependency:
+    """What a module nothing installed provides asks for. ``approved``: the requirements were
+    installed into a validation environment already, so the fix is a requirement, not a flag."""
     if own := own_module_file(module, folder / SOURCE_FOLDER):
         hint = (
             f"module {module!r} is the agent's own file {own}, not importable as a top-level "
@@ -249,9 +255,22 @@ def _missing(module: str, folder: Path) -> MissingDependency:
         return MissingDependency(module=module, requirement=None, hint=hint)
     requirement = requirement_for_module(module, read_requirements(folder / REQUIREMENTS_FILE))
     where = f"the requirement {requirement!r} in" if requirement else "a requirement missing from"
+    listed = f"{folder.name}/{REQUIREMENTS_FILE}"
+    if approved:
+        fix = (
+            f"its requirements were installed, and none provides it: add the distribution that "
+            f"does to {listed} (its name may differ from the module's)"
+            if requirement is None
+            else f"{requirement!r} was installed and does not provide it: check its version"
+        )
+        return MissingDependency(
+            module=module,
+            requirement=requirement,
+            hint=f"module {module!r} is not installed; {fix}",
+        )
     hint = (
-        f"module {module!r} is not installed ({where} {folder.name}/{REQUIREMENTS_FILE}); "
-        "approve the requirements with --approve-deps to install them into an isolated "
-        f"validation environment (.agent-import/envs/{folder.name}), never the runtime's"
+        f"module {module!r} is not installed ({where} {listed}); approve the requirements with "
+        "--approve-deps to install them into an isolated validation environment "
+        f"(.agent-import/envs/{folder.name}), never the runtime's"
     )
     return MissingDependency(module=module, requirement=requirement, hint=hint)

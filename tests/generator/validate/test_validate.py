@@ -56,6 +56,15 @@ def test_a_plugin_that_stops_importing_is_reported_with_its_traceback(
     assert "ModuleNotFoundError" in (report.checks[0].traceback or "")
     assert report.missing is not None and report.missing.requirement is None
     assert "validate echo: FAILED" in report.describe()
+    assert "--approve-deps" in report.missing.hint
+    # Checked with the requirements installed already: the fix is a requirement, not the flag.
+    approved = validate(plugin, python=Path(sys.executable))
+    assert approved.missing is not None and "--approve-deps" not in approved.missing.hint
+    assert approved.missing.hint == (
+        "module 'no_such_module_for_sure' is not installed; its requirements were installed, "
+        "and none provides it: add the distribution that does to echo/requirements.txt (its "
+        "name may differ from the module's)"
+    )
 
 
 def test_a_plugin_that_validates_describes_what_a_client_received(

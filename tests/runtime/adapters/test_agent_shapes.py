@@ -4,8 +4,9 @@
   bare list of messages, or a string), its return value is the answer, and its ``previous`` is
   kept per session.
 * A graph file in a folder named like the library (``langgraph/langgraph.py``, no
-  ``__init__.py``): its ``from langgraph.graph import ...`` finds the installed LangGraph, as
-  Python's import rules (and the server) have it.
+  ``__init__.py``; or ``src/langgraph/agent.py`` where ``src`` is a package): its ``from
+  langgraph.graph import ...`` finds the installed LangGraph, as Python's import rules (and the
+  server) have it.
 
 Fixture agents of our own (``tests/fixtures/agents/``), imported offline into a scratch runtime
 repository, validated, then served over the real WebSocket.
@@ -35,6 +36,7 @@ AGENTS = {
     "lookup": ("functional_query", "text"),
     "essay": ("entrypoint", "messages"),
     "helper": ("package_named_folder", "state"),
+    "todo": ("src_package", "state"),
 }
 
 
@@ -86,6 +88,7 @@ def test_validation_hears_each_entrypoints_own_answer(
     )
     assert "How Hello! What can you help me with? works" in heard["essay"]
     assert heard["helper"].endswith("text: The helper heard: Hello! What can you help me with?")
+    assert heard["todo"].endswith("text: Added to your list: HELLO! WHAT CAN YOU HELP ME WITH?")
 
 
 def test_a_message_list_entrypoint_keeps_its_conversation_in_previous(server: str) -> None:
