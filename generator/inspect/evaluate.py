@@ -67,6 +67,9 @@ _SAME_GRAPH = frozenset({"with_config", "with_retry", "with_listeners", "with_ty
 UNPACKED = "an unpacked value"
 #: Library callables whose first argument is what a node really runs.
 _WRAPPERS = ("partial", "RunnableLambda", "RunnableCallable")
+#: Standard-library calls that return what their first argument's call returns: a graph built by
+#: an async function at import (``graph = asyncio.run(build_graph())``) is that graph.
+_RUNS = frozenset({"asyncio.run", "asyncio.get_event_loop.run_until_complete"})
 
 
 @dataclass
@@ -548,7 +551,7 @@ class Interpreter:
             return self.handlers.new_swarm(self, args, site)
         if func.is_("create_supervisor"):
             return self.handlers.new_supervisor(self, args, site)
-        if func.is_(*_WRAPPERS) and args.positional:
+        if (func.is_(*_WRAPPERS) or func.qualname in _RUNS) and args.positional:
             return args.positional[0]
         if func.qualname.startswith("builtins."):
             found = self._builtin(func.leaf, args, site)

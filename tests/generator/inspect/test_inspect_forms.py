@@ -90,6 +90,26 @@ async def graph(config):
     assert graph.compile_name == "managed" and nodes(graph) == [("one", "function", ["a"])]
 
 
+def test_a_graph_built_by_an_async_function_run_at_import(
+    graph_of: Callable[..., Graph],
+) -> None:
+    """``agent = asyncio.run(build_agent())``: LangGraph's server imports the module and gets the
+    graph, so it is read as what the coroutine returns, never left to be ported."""
+    graph = graph_of(
+        "import asyncio\n"
+        "from langchain.agents import create_agent\n\n"
+        "async def build_agent():\n"
+        "    return create_agent('openai:gpt-4o-mini', [])\n\n"
+        "graph = asyncio.run(build_agent())\n"
+    )
+
+    assert (graph.export_kind, graph.prebuilt, graph.strategy) == (
+        "prebuilt",
+        "create_agent",
+        "wrapper",
+    )
+
+
 def test_class_based_graph_with_bound_method_nodes(graph_of: Callable[..., Graph]) -> None:
     graph = graph_of(
         HEADER
