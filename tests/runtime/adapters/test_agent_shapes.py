@@ -3,6 +3,7 @@
 * Functional-API agents (``@entrypoint``): the user's words go in as the entrypoint takes them (a
   bare list of messages, or a string), its return value is the answer, and its ``previous`` is
   kept per session.
+* A graph an async function builds at import (``agent = asyncio.run(build_agent())``).
 * A graph file in a folder named like the library (``langgraph/langgraph.py``, no
   ``__init__.py``; or ``src/langgraph/agent.py`` where ``src`` is a package): its ``from
   langgraph.graph import ...`` finds the installed LangGraph, as Python's import rules (and the
@@ -23,12 +24,11 @@ import pytest
 
 from generator.pipeline.importer import ImportResult, import_agent
 from runtime.contract.layout import AGENT_FILE, PLUGINS_FOLDER
-from runtime.serving.app import create_app
-from runtime.serving.launch import serve_in_thread
-from runtime.settings import Settings
 from runtime.testing.client import RuntimeClient
+from runtime.testing.offline_models import SCRIPTED_REPLY
 from tests.generator.pipeline.fixture_agents import fixture_repo
 from tests.generator.plugin_repo import options, runtime_repo
+from tests.runtime.conftest import runtime_process
 
 #: Plugin id: the fixture, and the input shape the inspection must read from its entrypoint.
 AGENTS = {
@@ -37,6 +37,7 @@ AGENTS = {
     "essay": ("entrypoint", "messages"),
     "helper": ("package_named_folder", "state"),
     "todo": ("src_package", "state"),
+    "docs": ("async_built", "state"),
 }
 
 
@@ -53,9 +54,10 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 
 @pytest.fixture(scope="module")
 def server(imported: tuple[Path, dict[str, ImportResult]]) -> Iterator[str]:
+    """``a2ui-runtime serve --offline-models`` in a process of its own (the scripted models
+    patch every chat model of the process they are installed in)."""
     plugins, _ = imported
-    settings = Settings(port=0, plugins_dir=plugins, log_level="WARNING")
-    with serve_in_thread(create_app(settings, callbacks=[]), settings) as address:
+    with runtime_process("--plugins-dir", str(plugins), "--offline-models") as address:
         yield address
 
 
@@ -114,3 +116,12 @@ def test_a_string_entrypoint_gets_the_words_and_its_returned_text_is_the_answer(
         answer = final(client.say("What is LangGraph?"))
 
     assert answer == "Langgraph is a library for stateful agents."
+
+
+def test_a_graph_built_by_asyncio_run_at_import_is_served(server: str) -> None:
+    """The runtime loads it outside any running event loop, as LangGraph's server does."""
+    with RuntimeClient(server, agent="docs") as client:
+        client.receive_turn()
+        answer = final(client.say("What is the leave policy?"))
+
+    assert answer == SCRIPTED_REPLY
