@@ -302,6 +302,17 @@ def _import_roots(root: Path, folder: Path, local: list[Path]) -> list[Path]:
     return roots
 
 
+def _other_case(path: Path) -> str | None:
+    """The name of a file beside ``path`` that differs from it only in case (``agent.py`` for
+    ``Agent.py``: a path written on a case-insensitive file system)."""
+    try:
+        siblings = list(path.parent.iterdir())
+    except OSError:
+        return None
+    wanted = path.name.lower()
+    return next((p.name for p in siblings if p.name.lower() == wanted and p.is_file()), None)
+
+
 def _package_named_src(candidate: Path) -> bool:
     """A ``src/`` with an ``__init__.py`` is a package (``src.agent.graph``), not a src layout:
     its folders are ``src.<name>``, and never hide installed packages of their names (a
@@ -361,7 +372,13 @@ def _resolve(
     if "/" in target or "\\" in target or target.endswith(".py"):
         path = within(root, folder.relative_to(root) / target, what=f"graph {gid!r} file", file=rel)
         if not path.is_file():
-            raise AgentImportError(f"graph {gid!r}: {target} does not exist", file=rel)
+            hint = _other_case(path)
+            also = (
+                f" (there is {hint}: names are case-sensitive here, as on LangGraph's server)"
+                if hint
+                else ""
+            )
+            raise AgentImportError(f"graph {gid!r}: {target} does not exist{also}", file=rel)
     else:
         if not all(part.isidentifier() for part in target.split(".")):
             raise AgentImportError(f"graph {gid!r}: {target!r} is not a module name", file=rel)

@@ -146,7 +146,18 @@ def test_invalid_configs(make_project: MakeProject, text: str, message: str) -> 
 def test_missing_graph_file(make_project: MakeProject) -> None:
     root = make_project({"langgraph.json": '{"graphs": {"a": "./agent/graph.py:graph"}}'})
     with pytest.raises(
-        AgentImportError, match=r"langgraph\.json: graph 'a': \./agent/graph\.py does not exist"
+        AgentImportError, match=r"langgraph\.json: graph 'a': \./agent/graph\.py does not exist$"
+    ):
+        load_config(root)
+
+
+def test_a_graph_file_written_in_another_case_is_named(make_project: MakeProject) -> None:
+    """Written on a case-insensitive file system (``./Agent.py`` for ``agent.py``)."""
+    root = make_project(
+        {"langgraph.json": '{"graphs": {"a": "./Agent.py:graph"}}', "agent.py": GRAPH}
+    )
+    with pytest.raises(
+        AgentImportError, match=r"\./Agent\.py does not exist \(there is agent\.py: "
     ):
         load_config(root)
 
