@@ -193,6 +193,13 @@ class ToolServer(Model):
         return f"{self.name}: {self.target} ({self.transport})"
 
 
+class ProposedFile(Model):
+    """A file the project ships only as an example, proposed from it for review."""
+
+    path: str = Field(description="The file the agent reads, relative to the source root.")
+    example: str = Field(description="The example it is made from, relative to the root.")
+
+
 class Inspection(Model):
     version: int = INSPECTION_VERSION
     source: Source
@@ -211,6 +218,10 @@ class Inspection(Model):
     )
     tool_servers: list[ToolServer] = Field(
         default_factory=list, description="MCP servers the agent starts or connects to."
+    )
+    proposed_files: list[ProposedFile] = Field(
+        default_factory=list,
+        description="Configuration files the agent reads that only exist as an example.",
     )
     graphs: list[Graph]
     dependencies: list[Dependency] = Field(default_factory=list)

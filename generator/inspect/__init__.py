@@ -23,6 +23,7 @@ from generator.dependencies.declared import dependencies
 from generator.dependencies.undeclared import undeclared
 from generator.inspect import builders, prebuilts
 from generator.inspect.config import load_config, with_vendored
+from generator.inspect.config_files import proposed_files
 from generator.inspect.environ import environment_variables
 from generator.inspect.evaluate import Handlers, Interpreter
 from generator.inspect.exports import inspect_graph
@@ -68,6 +69,7 @@ def inspect_source(
         env=project_config.env,
         environment=environment_variables(project, project_config, entry_files),
         tool_servers=tool_servers(project, entry_files),
+        proposed_files=proposed_files(project, entry_files),
         import_roots=project_config.import_roots,
         graphs=graphs,
         dependencies=declared

@@ -38,6 +38,7 @@ from generator.pipeline import job
 from generator.pipeline.hinted import Rendering
 from generator.pipeline.job import Asked, Staged, validate_staged
 from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
+from generator.render.proposed_files import write_proposed
 from generator.render.screen_files import screens_of
 from generator.render.staging import Staging
 from generator.render.template import PluginData, find_template, plugin_data, render
@@ -199,6 +200,7 @@ def import_agent(
             )
             rendered = render(plugin, screens=screens_of(screens), template=template, dest=s.folder)
             vendored = vendor(source, s.folder / SOURCE_FOLDER, max_bytes=options.limits.max_bytes)
+            note.extend(write_proposed(inspection, s.folder / SOURCE_FOLDER))
             note.append(f"{strategy}: {len(rendered.files)} files from the template")
             note.append(_settings_summary(plugin))
             note.extend(f"proposed {line}" for line in plugin.proposed_settings)

@@ -51,6 +51,7 @@ from generator.pipeline.steps import Progress, Step, Steps, designed, inspected
 from generator.render import template as copier_template
 from generator.render.agent_file import merge_agent, read_agent
 from generator.render.claim import Claim
+from generator.render.proposed_files import write_proposed
 from generator.render.screen_files import (
     MergedFile,
     generated_file,
@@ -326,6 +327,7 @@ def _agent_plan(
     if not up_to_date:  # copying the agent is the costly part of a no-op `update --all`
         vendored = workspace.folder("src-") / SOURCE_FOLDER
         vendor(source, vendored, max_bytes=options.limits.max_bytes)
+        write_proposed(inspection, vendored, kept=folder / SOURCE_FOLDER)
     redesigned = sorted(n for n in new.screens if new.screens[n] != old.screens.get(n))
     changes = Changes(
         source=source_label(new.source_url, new.source_ref),

@@ -3,6 +3,8 @@
 * Functional-API agents (``@entrypoint``): the user's words go in as the entrypoint takes them (a
   bare list of messages, or a string), its return value is the answer, and its ``previous`` is
   kept per session.
+* An agent that reads, when it loads, a settings file its repository ships only as an example
+  (``settings.example.json``): the import proposes the file, made from the example.
 * A graph an async function builds at import (``agent = asyncio.run(build_agent())``).
 * A graph file in a folder named like the library (``langgraph/langgraph.py``, no
   ``__init__.py``; or ``src/langgraph/agent.py`` where ``src`` is a package): its ``from
@@ -38,6 +40,7 @@ AGENTS = {
     "helper": ("package_named_folder", "state"),
     "todo": ("src_package", "state"),
     "docs": ("async_built", "state"),
+    "greeter": ("config_example", "state"),
 }
 
 
@@ -90,6 +93,9 @@ def test_validation_hears_each_entrypoints_own_answer(
     )
     assert "How Hello! What can you help me with? works" in heard["essay"]
     assert heard["helper"].endswith("text: The helper heard: Hello! What can you help me with?")
+    assert heard["greeter"].endswith(
+        "text: Welcome aboard! You said: Hello! What can you help me with?. Have a good day."
+    )
     assert heard["todo"].endswith("text: Added to your list: HELLO! WHAT CAN YOU HELP ME WITH?")
 
 
@@ -125,3 +131,14 @@ def test_a_graph_built_by_asyncio_run_at_import_is_served(server: str) -> None:
         answer = final(client.say("What is the leave policy?"))
 
     assert answer == SCRIPTED_REPLY
+
+
+def test_a_settings_file_shipped_as_an_example_is_proposed_for_review(
+    imported: tuple[Path, dict[str, ImportResult]],
+) -> None:
+    plugins, results = imported
+    src = plugins / "greeter" / "src"
+    render = next(step for step in results["greeter"].steps if step.name == "render")
+
+    assert (src / "settings.json").read_text() == (src / "settings.example.json").read_text()
+    assert "proposed src/settings.json from settings.example.json: review it" in render.summary
