@@ -1,7 +1,8 @@
 """Dependencies the agent declares, shown to the user before anything is installed.
 
 Read from ``langgraph.json`` (package names written straight into ``dependencies``) and from the
-folders it lists as local dependencies (and the ones they link), plus the config's own folder:
+folders it lists as local dependencies (and the ones they link), or the config's own folder when
+it lists none:
 PEP 621 and Poetry ``pyproject.toml`` (Poetry constraints translated to PEP 508, or a warning)
 and ``requirements.txt`` (following ``-r`` includes inside the tree). A requirement naming one
 of the repository's own local packages is left out with a warning: it is vendored, never
@@ -50,8 +51,10 @@ def dependencies(project: Project, config: ProjectConfig) -> Declared:
         for spec in config.dependencies
         if not is_local_dependency(spec)
     ]
-    local = [root / path for path in config.local_dependencies]
-    for path in dict.fromkeys([*local, root / config.folder]):
+    # The folders langgraph.json lists, as LangGraph's server installs them; the config's own
+    # folder only when it lists none (a requirements file beside it is then all there is).
+    local = [root / path for path in config.local_dependencies] or [root / config.folder]
+    for path in dict.fromkeys(local):
         if path.is_file():  # "./requirements.txt" written straight into the config
             found += _requirements(project, path, _MAX_INCLUDES)
         else:
