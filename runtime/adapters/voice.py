@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 from pydantic_core import to_jsonable_python
 
 from runtime.a2ui.validate import MAX_VOICE_WORDS
@@ -59,6 +59,8 @@ def answer_text(value: Any) -> str:
         return message_text(value)
     if isinstance(value, list | tuple) and value and isinstance(value[-1], BaseMessage):
         return last_ai_text(value)
+    if (messages := _message_dicts(value)) is not None:
+        return last_ai_text(messages)
     if value is None:
         return ""
     if isinstance(value, str):
@@ -67,6 +69,21 @@ def answer_text(value: Any) -> str:
     if isinstance(plain, dict):  # a structured result (a dict, a pydantic model): read it out
         return " ".join(f"{_label(key)}: {_plain(item)}." for key, item in plain.items())
     return _plain(plain)
+
+
+def _message_dicts(value: Any) -> list[BaseMessage] | None:
+    """Messages written as dicts (``{"role": "assistant", "content": ...}``, as the OpenAI
+    format and many functional-API agents return them), one or a list; else None."""
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    if not items or not all(
+        isinstance(item, dict) and "content" in item and ("role" in item or "type" in item)
+        for item in items
+    ):
+        return None
+    try:
+        return convert_to_messages(items)
+    except (ValueError, TypeError, NotImplementedError):
+        return None
 
 
 def _label(key: Any) -> str:

@@ -39,3 +39,16 @@ def test_a_structured_answer_is_read_out_field_by_field() -> None:
     info = {"founded": 1998, "founders": ["Ada", "Grace"], "public": False, "ceo": None}
     assert answer_text(info) == "Founded: 1998. Founders: Ada, Grace. Public: no. Ceo: none."
     assert answer_text(["a", "b"]) == "a, b"
+
+
+def test_messages_written_as_dicts_answer_with_the_last_assistant_text() -> None:
+    """The OpenAI format many functional-API agents return: never read out as JSON."""
+    said = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "I'm in the 'agent'"},
+    ]
+
+    assert answer_text(said) == "I'm in the 'agent'"
+    assert answer_text(said[-1]) == "I'm in the 'agent'"
+    assert answer_text({"type": "ai", "content": "typed"}) == "typed"
+    assert answer_text({"role": "teacher", "content": 1}) == "Role: teacher. Content: 1."
