@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from generator.dependencies.conflicts import RUNTIME_OWNER, RequirementsConflict, check_conflicts
 from generator.dependencies.environment import INSTALL_TIMEOUT_S, read_requirements
-from generator.dependencies.lock import compile_lock, write_lock
+from generator.dependencies.lock import compile_lock, project_pins, write_lock
 from generator.dependencies.python_version import needed_for, running_python
 from generator.errors import AgentImportError
 from generator.models import Inspection
@@ -87,7 +87,11 @@ def decide(
         else:
             note = f"shared: {fits}" + (f"; {asked.reason}" if asked else "")
             return Decision(environment=asked or EnvironmentSpec(), note=note)
-    lock = compile_lock(requirements, python, local_packages=inspection.local_packages)
+    source = Path(inspection.source.path)
+    pins = project_pins([(source / inspection.config_file).parent, source])
+    lock = compile_lock(
+        requirements, python, local_packages=inspection.local_packages, preferred=pins
+    )
     spec = EnvironmentSpec(
         kind="isolated",
         python=python,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import tempfile
+import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -43,16 +45,22 @@ def compile_lock(
     python: str,
     *,
     local_packages: list[str],
+    preferred: Sequence[str] = (),
     timeout: float = RESOLVE_TIMEOUT_S,
 ) -> str:
     """The text of ``requirements.lock`` for ``requirements`` on Python ``python`` ("3.11").
 
-    One line (``AgentImportError``) when they cannot be resolved on their own, or when the
-    resolution would fetch one of the repository's ``local_packages`` from the index.
+    ``preferred`` (``name==version``: the project's own lock, ``project_pins``) are the versions
+    uv keeps where they fit, as it keeps an existing output file's: the agent gets what its
+    authors ran, not whatever is newest. One line (``AgentImportError``) when they cannot be
+    resolved on their own, or when the resolution would fetch one of the repository's
+    ``local_packages`` from the index.
     """
     with tempfile.TemporaryDirectory(prefix="agent-import-lock-") as scratch:
         folder = Path(scratch)
         (folder / REQUIREMENTS_FILE).write_text("".join(f"{r}\n" for r in requirements), "utf-8")
+        if preferred:
+            (folder / REQUIREMENTS_LOCK).write_text("".join(f"{p}\n" for p in preferred), "utf-8")
         done = run_tree(
             [*find_uv(), "pip", "compile", "--quiet", "--no-header", "--python-version", python,
              "--directory", str(folder), REQUIREMENTS_FILE, "-o", REQUIREMENTS_LOCK],
@@ -74,6 +82,37 @@ def compile_lock(
             "name is not the agent's code)"
         )
     return lock_header(python) + body
+
+
+def project_pins(folders: list[Path]) -> list[str]:
+    """``name==version`` of each package the project's own lock pins once from a package index:
+    the first ``uv.lock`` or ``poetry.lock`` in ``folders`` (its own folders, nearest first).
+    A package locked at several versions (per Python or platform), or from a folder, a git
+    repository or a URL, is left to the resolver."""
+    for folder in folders:
+        for name in ("uv.lock", "poetry.lock"):
+            try:
+                data = tomllib.loads((folder / name).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            packages = data.get("package")
+            return _registry_pins(packages) if isinstance(packages, list) else []
+    return []
+
+
+def _registry_pins(packages: list[object]) -> list[str]:
+    versions: dict[str, set[str]] = {}
+    for package in packages:
+        if not isinstance(package, dict):
+            continue
+        name, version, source = package.get("name"), package.get("version"), package.get("source")
+        local = isinstance(source, dict) and (
+            source.get("type") in ("directory", "file", "git", "url")
+            or any(key in source for key in ("editable", "virtual", "directory", "path", "git"))
+        )
+        if isinstance(name, str) and isinstance(version, str) and not local:
+            versions.setdefault(canonicalize_name(name), set()).add(version)
+    return [f"{name}=={next(iter(v))}" for name, v in sorted(versions.items()) if len(v) == 1]
 
 
 def pinned(lock: str) -> dict[str, str]:
