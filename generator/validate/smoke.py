@@ -43,6 +43,9 @@ SAMPLE_MESSAGE = "Hello! What can you help me with?"
 SESSION_ID = "smoke"
 #: How the names of credentials end (and any name holding ``API_KEY``): these get dummy values.
 CREDENTIAL_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+#: Credentials that switch an agent to a provider needing more than a key (Azure: its endpoint
+#: and deployments): left unset, so the agent keeps the provider it uses without them.
+OPT_IN_PREFIXES = ("AZURE_",)
 
 
 class CheckResult(BaseModel):
@@ -240,6 +243,8 @@ def is_credential(name: str) -> bool:
     checks, so a client that insists on one is built. Other variables are behaviour settings
     (``FETCH_FULL_PAGE``, ``LLM_PROVIDER``), left unset so the agent's own defaults apply: a
     dummy string would not parse as its bool or ``Literal``."""
+    if name.startswith(OPT_IN_PREFIXES):
+        return False
     return "API_KEY" in name or name.endswith(CREDENTIAL_SUFFIXES)
 
 

@@ -29,13 +29,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 SCRIPTED_REPLY = "This is a scripted offline reply: no language model was called."
 
-#: Environment of the smoke test: dummy credentials for the common providers, tracing off.
+#: Environment of the smoke test: dummy credentials for the common providers, tracing off. Not
+#: Azure's: an agent that finds an Azure key switches to Azure, which then insists on its
+#: endpoint and deployments, settings no dummy can stand for.
 OFFLINE_ENV = {
     **dict.fromkeys(
         (
             "OPENAI_API_KEY",
             "ANTHROPIC_API_KEY",
-            "AZURE_OPENAI_API_KEY",
             "GOOGLE_API_KEY",
             "GEMINI_API_KEY",
             "MISTRAL_API_KEY",
@@ -51,7 +52,6 @@ OFFLINE_ENV = {
         ),
         "offline-dummy-key",
     ),
-    "AZURE_OPENAI_ENDPOINT": "https://offline.invalid",
     "AWS_DEFAULT_REGION": "us-east-1",
     "AWS_EC2_METADATA_DISABLED": "true",
     "LANGSMITH_TRACING": "false",

@@ -84,7 +84,7 @@ def test_a_plugin_that_validates_describes_what_a_client_received(
 def test_only_credentials_get_dummies_so_settings_keep_their_defaults(
     repo: Path, tmp_path: Path
 ) -> None:
-    names = ("SEARCH_API_KEY", "FETCH_FULL_PAGE", "LLM_PROVIDER")
+    names = ("SEARCH_API_KEY", "FETCH_FULL_PAGE", "LLM_PROVIDER", "AZURE_OPENAI_API_KEY")
     files = with_env_example(echo_agent("echo_settings"), *names)
     files["echo_settings/replies.py"] = """
         import os
@@ -102,6 +102,7 @@ def test_only_credentials_get_dummies_so_settings_keep_their_defaults(
             names = ("FETCH_FULL_PAGE", "LLM_PROVIDER")
             settings = Settings(**{n.lower(): os.environ[n] for n in names if n in os.environ})
             assert os.environ["SEARCH_API_KEY"], "a client refusing to start without a key"
+            assert "AZURE_OPENAI_API_KEY" not in os.environ, "Azure mode, needing deployments"
             return f"Question {number}: {settings.llm_provider}, {settings.fetch_full_page}."
     """
     agent = agent_repo(tmp_path / "settings", files)
@@ -109,7 +110,7 @@ def test_only_credentials_get_dummies_so_settings_keep_their_defaults(
     result = import_agent(options(agent, "settings"), root=repo)
 
     recorded = json.loads((repo / PLUGINS_FOLDER / "settings" / AGENT_FILE).read_text())["env"]
-    assert recorded == ["FETCH_FULL_PAGE", "LLM_PROVIDER", "SEARCH_API_KEY"]
+    assert recorded == ["AZURE_OPENAI_API_KEY", "FETCH_FULL_PAGE", "LLM_PROVIDER", "SEARCH_API_KEY"]
     turns = result.validation.checks[-1]
     assert turns.ok, turns.traceback
     assert any("Question 1: openai, False." in line for line in turns.transcript)
