@@ -37,7 +37,9 @@ from generator.dependencies.python_version import (
     minor_version,
     needed_in,
 )
+from generator.errors import AgentImportError
 from generator.paths import is_searched_folder
+from generator.render.template import read_answers
 from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
 from runtime.contract.agent import EnvironmentSpec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
@@ -86,6 +88,10 @@ _COMMAND_HOMES = {
     "uv": " (pip install uv)",
     "docker": " (Docker)",
 }
+#: A number read from an unset variable: ``int(os.getenv("port"))``.
+_NONE_AS_NUMBER = re.compile(
+    r"invalid literal for int\(\) with base \d+: 'None'|could not convert string to float: 'None'"
+)
 #: Who wrote the explanation when no model did.
 RULES = "rules"
 #: How much of a traceback's end a diagnosis (and a model asked to explain it) reads.
@@ -283,6 +289,7 @@ def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnos
         or _tool_server(failed, text, folder)
         or _network(failed, text)
         or _setting(failed, text)
+        or _unset_number(failed, text, folder)
         or _timed_out(failed)
         or _bug(failed, traceback)
     )
@@ -500,6 +507,29 @@ def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
         where = f'the environment variable {name} (listed in agent.json "env")'
         return _needs(failed, name, where, "an environment variable")
     return None
+
+
+def _unset_number(failed: CheckResult, text: str, folder: Path) -> Diagnosis | None:
+    """``int(os.getenv("port"))`` with the variable unset: a setting, not a bug."""
+    if not _NONE_AS_NUMBER.search(text):
+        return None
+    try:
+        optional = [str(name) for name in read_answers(folder).get("optional_env") or []]
+    except AgentImportError:
+        optional = []
+    names = ", ".join(optional) or "the ones its code reads"
+    return Diagnosis(
+        kind="needs_setting",
+        check=failed.name,
+        summary="the agent reads a number from an environment variable that is not set",
+        explanation=(
+            "The agent converts a variable it reads to a number (a port, a size) while it "
+            "runs or loads, and the variable is unset, so it converted 'None'. Its settings "
+            "are the deployment's to give; validation gives only dummy credentials."
+        ),
+        fix=f"set the environment variables the agent reads where it runs ({names}); "
+        "the plugin's README lists them",
+    )
 
 
 def _needs(failed: CheckResult, key: str, where: str, what: str) -> Diagnosis:

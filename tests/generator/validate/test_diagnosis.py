@@ -482,3 +482,21 @@ def test_a_tool_server_that_fails_while_the_agent_loads_is_a_failure_naming_it(
 
     assert found is not None and (found.kind, found.severity) == ("needs_tool_server", "failure")
     assert found.fix.endswith("npx (npx comes with Node.js)")
+
+
+def test_a_number_read_from_an_unset_variable_is_a_setting_not_a_bug(tmp_path: Path) -> None:
+    """``int(os.getenv("port"))`` at import, as an agent that connects to its database does."""
+    (tmp_path / ".copier-answers.yml").write_text("optional_env: [host, port, dbname]\n")
+    crashed = CheckResult(
+        name="turns",
+        ok=False,
+        summary="the agent raised WorkerCrashed: the db worker: ValueError: invalid literal "
+        "for int() with base 10: 'None'",
+    )
+
+    found = diagnose([crashed], tmp_path, python=sys.executable)
+
+    assert found is not None and found.kind == "needs_setting"
+    assert found.fix.startswith(
+        "set the environment variables the agent reads where it runs (host, port, dbname)"
+    )
