@@ -92,6 +92,10 @@ _COMMAND_HOMES = {
 _NONE_AS_NUMBER = re.compile(
     r"invalid literal for int\(\) with base \d+: 'None'|could not convert string to float: 'None'"
 )
+#: A name missing from an installed package (never the agent's own files, under src/).
+_MISSING_NAME = re.compile(
+    r"cannot import name '(\w+)' from '([\w.]+)' \([^)]*(?:site|dist)-packages[^)]*\)"
+)
 #: Who wrote the explanation when no model did.
 RULES = "rules"
 #: How much of a traceback's end a diagnosis (and a model asked to explain it) reads.
@@ -301,7 +305,7 @@ def _clash(failed: CheckResult, text: str) -> Diagnosis | None:
     ``uv pip check`` named a requirement its other pins do not meet (``runtime.isolated``)."""
     found = _CLASH.search(text)
     if found is None:
-        return None
+        return _drifted(failed, text)
     return Diagnosis(
         kind="requirements_clash",
         check=failed.name,
@@ -312,6 +316,28 @@ def _clash(failed: CheckResult, text: str) -> Diagnosis | None:
         ),
         fix="pin versions that fit together in the plugin's requirements.txt (the agent's "
         "pyproject.toml upstream), then run `agent-import validate --approve-deps`",
+    )
+
+
+def _drifted(failed: CheckResult, text: str) -> Diagnosis | None:
+    """An installed package lacks a name the agent imports from it: the agent was written for
+    another version of it (an unpinned requirement that resolved to a newer release)."""
+    found = _last_match(_MISSING_NAME, text)
+    if found is None:
+        return None
+    name, module = found.group(1), found.group(2)
+    package = module.partition(".")[0]
+    return Diagnosis(
+        kind="requirements_clash",
+        check=failed.name,
+        summary=f"the installed {package} has no {name!r} (imported from {module})",
+        explanation=(
+            f"The agent imports {name} from {module}, which the installed version of {package} "
+            "does not have: the agent was written for another version, and its requirements do "
+            "not pin it. LangGraph's server, installing the same ranges, would fail the same way."
+        ),
+        fix=f"pin the version of {package} the agent was written for in the plugin's "
+        f"requirements.txt (the project's uv.lock or poetry.lock says which, if it has one)",
     )
 
 

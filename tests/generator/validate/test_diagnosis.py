@@ -500,3 +500,28 @@ def test_a_number_read_from_an_unset_variable_is_a_setting_not_a_bug(tmp_path: P
     assert found.fix.startswith(
         "set the environment variables the agent reads where it runs (host, port, dbname)"
     )
+
+
+def test_a_name_a_newer_release_removed_is_a_version_to_pin_not_a_bug(tmp_path: Path) -> None:
+    crashed = CheckResult(
+        name="import",
+        ok=False,
+        summary="ImportError: cannot import name 'Qdrant' from 'langchain_community.vectorstores' "
+        "(/envs/x/lib/python3.13/site-packages/langchain_community/vectorstores/__init__.py)",
+    )
+    own = CheckResult(
+        name="import",
+        ok=False,
+        summary="ImportError: cannot import name 'router_prompt' from 'src.agent.prompts' "
+        "(/plugin/src/src/agent/prompts.py)",
+    )
+
+    found = diagnose([crashed], tmp_path, python=sys.executable)
+    bug = diagnose([own], tmp_path, python=sys.executable)
+
+    assert found is not None and found.kind == "requirements_clash"
+    assert found.summary == (
+        "the installed langchain_community has no 'Qdrant' (imported from "
+        "langchain_community.vectorstores)"
+    )
+    assert bug is not None and bug.kind == "agent_bug"  # the agent's own file: its bug
