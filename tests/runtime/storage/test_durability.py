@@ -30,6 +30,8 @@ pytestmark = pytest.mark.slow
 #: lost_card, turn after turn: the card is frozen, a replacement declined, the card unfrozen.
 SCRIPT = ("freeze", "yes", "no", "unfreeze", "yes")
 FROZEN = "Done, your card is frozen"
+#: Kills, and the sessions each interrupts: sixty sessions, as many kills as the suite affords.
+ROUNDS, CUSTOMERS = 4, 15
 #: How long a reconnected client waits for more of the redraw.
 REDRAW_QUIET_S = 1.0
 
@@ -116,7 +118,7 @@ def iter_script() -> Iterator[str]:
 def test_sessions_killed_at_random_moments_are_never_behind_what_they_showed(
     tmp_path: Path,
 ) -> None:
-    """Six rounds of ten new sessions looping freeze / yes / no / unfreeze / yes, the server
+    """Four rounds of fifteen new sessions looping freeze / yes / no / unfreeze / yes, the server
     killed with SIGKILL at a random moment, restarted, every session reconnected: each comes back
     on the screen its client last showed in full or (a turn committed, its delivery cut short) on
     the one after it; never on an older one."""
@@ -126,9 +128,9 @@ def test_sessions_killed_at_random_moments_are_never_behind_what_they_showed(
     audit = ("--audit-file", str(audit_file))
     played: list[Customer] = []
     comebacks: dict[str, str] = {}
-    for _ in range(6):
+    for _ in range(ROUNDS):
         with runtime_server(*store, *audit) as (address, process):
-            customers = [Customer(address) for _ in range(10)]
+            customers = [Customer(address) for _ in range(CUSTOMERS)]
             for customer in customers:
                 customer.thread.start()
             time.sleep(rng.uniform(1.0, 4.0))
@@ -136,7 +138,7 @@ def test_sessions_killed_at_random_moments_are_never_behind_what_they_showed(
             for customer in customers:
                 customer.thread.join(timeout=30)
         seen = [c for c in customers if c.session_id is not None and c.screens]
-        with runtime_server(*store, *audit) as (address, _), ThreadPoolExecutor(10) as pool:
+        with runtime_server(*store, *audit) as (address, _), ThreadPoolExecutor(CUSTOMERS) as pool:
             shown = pool.map(lambda c: redrawn(address, str(c.session_id)), seen)
             comebacks.update(zip((str(c.session_id) for c in seen), shown, strict=True))
         played += seen
