@@ -25,6 +25,10 @@ from generator.validate.processes import run_tree
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
 from runtime.isolated.envs import find_uv
 
+#: What every LangGraph server image has, whether the agent lists it or not (an agent that
+#: never names ``langgraph`` still imports it there): locked too, in the version its other pins
+#: allow.
+SERVER_IMAGE = ("langgraph",)
 #: A pinned line of uv's output: ``name==1.2.3``.
 _PINNED = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", re.MULTILINE)
 
@@ -56,9 +60,11 @@ def compile_lock(
     resolved on their own, or when the resolution would fetch one of the repository's
     ``local_packages`` from the index.
     """
+    named = {_requirement_name(line) for line in requirements}
+    wanted = [*requirements, *(name for name in SERVER_IMAGE if name not in named)]
     with tempfile.TemporaryDirectory(prefix="agent-import-lock-") as scratch:
         folder = Path(scratch)
-        (folder / REQUIREMENTS_FILE).write_text("".join(f"{r}\n" for r in requirements), "utf-8")
+        (folder / REQUIREMENTS_FILE).write_text("".join(f"{r}\n" for r in wanted), "utf-8")
         if preferred:
             (folder / REQUIREMENTS_LOCK).write_text("".join(f"{p}\n" for p in preferred), "utf-8")
         done = run_tree(
@@ -113,6 +119,11 @@ def _registry_pins(packages: list[object]) -> list[str]:
         if isinstance(name, str) and isinstance(version, str) and not local:
             versions.setdefault(canonicalize_name(name), set()).add(version)
     return [f"{name}=={next(iter(v))}" for name, v in sorted(versions.items()) if len(v) == 1]
+
+
+def _requirement_name(line: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+    return canonicalize_name(match[1]) if match else line
 
 
 def pinned(lock: str) -> dict[str, str]:

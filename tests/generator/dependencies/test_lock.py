@@ -1,5 +1,6 @@
-"""An agent's own lock (``uv.lock``, ``poetry.lock``) is what its environment of its own prefers:
-the versions its authors ran, where they fit, rather than whatever is newest."""
+"""The lock of an environment of its own: what LangGraph's server image always has (LangGraph),
+and the versions of the agent's own lock (``uv.lock``, ``poetry.lock``) where they fit, rather
+than whatever is newest."""
 
 from __future__ import annotations
 
@@ -62,3 +63,19 @@ def test_the_lock_keeps_the_projects_version_where_it_fits(
     assert pinned(newest)["beta-pkg"] == "2.0"
     assert pinned(kept)["beta-pkg"] == "1.0"
     assert pinned(moved)["beta-pkg"] == "2.0"  # a preference, never a constraint
+
+
+def test_langgraph_is_locked_though_the_agent_never_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder's requirements that list only ``langchain-openai``: the server's image has
+    LangGraph, so the agent imports it; its worker does too."""
+    index = tmp_path / "index"
+    wheel(index, "beta-pkg", "beta_pkg", "1.0")
+    only_index(index, monkeypatch)
+
+    locked = pinned(compile_lock(["beta-pkg"], "3.11", local_packages=[]))
+    own = pinned(compile_lock(["beta-pkg", "langgraph<1.1"], "3.11", local_packages=[]))
+
+    assert "langgraph" in locked and "beta-pkg" in locked
+    assert own["langgraph"].startswith("1.0.")  # the agent's own range, never widened
