@@ -42,15 +42,25 @@ class Namespace:
     names: frozenset[str]
 
     def module_name(self, path: Path) -> str | None:
-        """The dotted name of the file ``path`` inside one of the folders, if it has one."""
+        """The dotted name of the file ``path`` inside one of the folders, if it has one and
+        that name finds this file: ``graph`` in a second folder is the first folder's
+        ``graph.py`` (folders ``01/`` and ``02/`` each holding one), so it has none."""
         for folder in self.folders:
             if path.is_relative_to(folder):
                 parts = list(path.relative_to(folder).with_suffix("").parts)
                 if parts and parts[-1] == "__init__":
                     parts.pop()
                 if parts and all(part.isidentifier() for part in parts):
+                    if self._first_holding(parts[0]) != folder:
+                        return None
                     return ".".join([self.prefix, *parts])
         return None
+
+    def _first_holding(self, top: str) -> Path | None:
+        """The first folder where a top-level ``top`` (module or package) is found."""
+        return next(
+            (f for f in self.folders if (f / f"{top}.py").is_file() or (f / top).is_dir()), None
+        )
 
 
 _namespaces: dict[str, Namespace] = {}

@@ -50,13 +50,15 @@ def load_export(agent_file: Path, root: Path) -> tuple[Any, dict[str, Any]]:
 
 def _load_file(path: Path, root: Path) -> Any:
     """A graph file, as the module of its package when it sits in one on ``sys.path``."""
-    for entry in map(Path, sys.path):
-        if entry.is_dir() and path.is_relative_to(entry.resolve()):
+    entries = [Path(entry) for entry in sys.path if entry and Path(entry).is_dir()]
+    for entry in entries:
+        if path.is_relative_to(entry.resolve()):
             parts = path.relative_to(entry.resolve()).with_suffix("").parts
             packaged = all(
                 (entry / Path(*parts[:i]) / "__init__.py").is_file() for i in range(1, len(parts))
             )
-            if packaged and all(part.isidentifier() for part in parts):
+            first = next((e for e in entries if _holds(e, parts[0])), None)
+            if packaged and all(part.isidentifier() for part in parts) and first == entry:
                 return importlib.import_module(".".join(parts))
     name = "agent_graph_" + "_".join(path.relative_to(root).with_suffix("").parts)
     module_spec = importlib.util.spec_from_file_location(name, path)
@@ -66,6 +68,12 @@ def _load_file(path: Path, root: Path) -> Any:
     sys.modules[name] = module
     module_spec.loader.exec_module(module)
     return module
+
+
+def _holds(entry: Path, top: str) -> bool:
+    """Whether a top-level ``top`` is found in the ``sys.path`` folder ``entry``: the name
+    imports the first one's, so a file of the same name in a later folder is loaded by path."""
+    return (entry / f"{top}.py").is_file() or (entry / top).is_dir()
 
 
 @asynccontextmanager

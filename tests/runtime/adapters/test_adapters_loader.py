@@ -176,3 +176,23 @@ def test_a_folder_named_like_an_installed_package_never_hides_it(tmp_path: Path)
 
     assert run(export) == "ok"
     assert top_level_names(folder / "src") == {"helpers"}
+
+
+def test_graph_files_of_the_same_name_in_two_dependency_folders_are_each_their_own(
+    tmp_path: Path,
+) -> None:
+    """``./01/graph.py`` and ``./02/graph.py``, both folders on the path: each spec loads its own
+    file, as LangGraph's server loads a file spec by its path."""
+    answer = GRAPH + "graph = builder.compile()\n"
+    files = {
+        "01/graph.py": answer.replace('content="ok"', 'content="first"'),
+        "02/graph.py": answer.replace('content="ok"', 'content="second"'),
+    }
+    paths = {"python_paths": ["01", "02"]}
+    first, first_spec = plugin(tmp_path / "a", files, graph_spec="./01/graph.py:graph", **paths)
+    second, second_spec = plugin(tmp_path / "b", files, graph_spec="./02/graph.py:graph", **paths)
+
+    one = load_export(first, first_spec, module_prefix="t_twins_a")
+    two = load_export(second, second_spec, module_prefix="t_twins_b")
+
+    assert (run(one), run(two)) == ("first", "second")

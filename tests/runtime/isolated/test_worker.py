@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
+import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -145,3 +148,46 @@ def test_an_entrypoints_bare_input_and_returned_value_cross_the_worker() -> None
     assert [(m.type, m.content, m.id) for m in restored] == [("human", "hello", "h1")]
     assert _input(None) == {} and _input("text") == "text"
     assert started == {} and final["lc_message"]["content"] == "hi there"
+
+
+LOAD = """
+import json, sys
+from pathlib import Path
+from worker.agent import load_export
+export, _ = load_export(Path(sys.argv[1]), Path(sys.argv[2]))
+print(export.invoke({"messages": [("user", "hi")]})["messages"][-1].content)
+"""
+
+
+@pytest.mark.parametrize(
+    ("spec", "heard"), [("./01/graph.py", "first"), ("./02/graph.py", "second")]
+)
+def test_the_worker_loads_the_graph_file_named_even_when_an_earlier_folder_has_its_name(
+    tmp_path: Path, spec: str, heard: str
+) -> None:
+    src = tmp_path / "src"
+    for folder, said in (("01", "first"), ("02", "second")):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "graph.py").write_text(
+            "from langgraph.graph import START, MessagesState, StateGraph\n"
+            "b = StateGraph(MessagesState)\n"
+            f"b.add_node('a', lambda s: {{'messages': [('ai', '{said}')]}})\n"
+            "b.add_edge(START, 'a')\ngraph = b.compile()\n"
+        )
+    agent = {
+        "graph_spec": f"{spec}:graph",
+        "config_file": "langgraph.json",
+        "python_paths": ["01", "02"],
+    }
+    (tmp_path / "agent.json").write_text(json.dumps(agent))
+
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD, str(tmp_path / "agent.json"), str(src)],
+        env={**os.environ, "PYTHONPATH": str(PROGRAM_DIR)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == heard
