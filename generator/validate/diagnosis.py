@@ -78,6 +78,9 @@ LABELS: dict[Kind, str] = {
 _CLASH = re.compile(r"its requirements do not work together: ([^(\n]+?)(?: \(|$)", re.M)
 #: An MCP session that ended before it began (its server could not start, or is not there).
 _MCP_FAILED = ("McpError", "Connection closed", "mcp.shared.exceptions")
+#: A turn stopped at its deadline: an agent with tool servers was waiting on one (``npx``
+#: fetching a package with no network, a server that never answers).
+_TOOK_TOO_LONG = ("deadline_exceeded", "took too long")
 #: A tool server's command that is not on this machine (or in the sandbox).
 _MISSING_COMMAND = re.compile(r"No such file or directory: '([\w.+-]+)'")
 #: Where each command a tool server is started with comes from.
@@ -88,6 +91,8 @@ _COMMAND_HOMES = {
     "uv": " (pip install uv)",
     "docker": " (Docker)",
 }
+#: A configuration file named in an error: ``config.yaml``, ``settings.json``.
+_CONFIG_NAME = re.compile(r"\b([\w.-]+\.(?:ya?ml|json|toml|ini|cfg))\b")
 #: A number read from an unset variable: ``int(os.getenv("port"))``.
 _NONE_AS_NUMBER = re.compile(
     r"invalid literal for int\(\) with base \d+: 'None'|could not convert string to float: 'None'"
@@ -293,6 +298,7 @@ def diagnose(checks: list[CheckResult], folder: Path, *, python: str) -> Diagnos
         or _tool_server(failed, text, folder)
         or _network(failed, text)
         or _setting(failed, text)
+        or _config_file(failed, text, folder)
         or _unset_number(failed, text, folder)
         or _timed_out(failed)
         or _bug(failed, traceback)
@@ -449,8 +455,9 @@ def _tool_server(failed: CheckResult, text: str, folder: Path) -> Diagnosis | No
     spec = _agent_spec(folder)
     servers = spec.tool_servers if spec is not None else []
     missing = _MISSING_COMMAND.search(text)
+    waited = bool(servers) and any(marker in text for marker in _TOOK_TOO_LONG)
     if not (servers or "mcp" in text.lower()) or not (
-        missing or any(marker in text for marker in _MCP_FAILED)
+        missing or waited or any(marker in text for marker in _MCP_FAILED)
     ):
         return None
     command = missing[1] if missing else None
@@ -532,6 +539,28 @@ def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
     if _PROVIDER_KEY.search(exception) and (name := _last(_ENV_NAME, exception)) is not None:
         where = f'the environment variable {name} (listed in agent.json "env")'
         return _needs(failed, name, where, "an environment variable")
+    return None
+
+
+def _config_file(failed: CheckResult, text: str, folder: Path) -> Diagnosis | None:
+    """The agent stopped on a value its own configuration file lacks (``No chat models are
+    configured ... in config.yaml``): a setting in that file, which the plugin carries."""
+    line = _exception_line(text) or ""
+    for name in dict.fromkeys(_CONFIG_NAME.findall(line)):
+        found = next(iter(sorted((folder / SOURCE_FOLDER).glob(f"**/{name}"))), None)
+        if found is not None:
+            where = found.relative_to(folder).as_posix()
+            return Diagnosis(
+                kind="needs_setting",
+                check=failed.name,
+                summary=f"the agent needs a value in {where}: {line.partition(': ')[2] or line}",
+                explanation=(
+                    f"The agent reads its settings from {name}, which the plugin carries in "
+                    f"{SOURCE_FOLDER}/, and a value it needs is not there."
+                ),
+                fix=f"fill in {where} (reviewed in the pull request), then run "
+                f"`agent-import validate {folder.name}`",
+            )
     return None
 
 

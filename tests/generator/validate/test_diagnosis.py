@@ -525,3 +525,48 @@ def test_a_name_a_newer_release_removed_is_a_version_to_pin_not_a_bug(tmp_path: 
         "langchain_community.vectorstores)"
     )
     assert bug is not None and bug.kind == "agent_bug"  # the agent's own file: its bug
+
+
+def test_a_value_missing_from_the_agents_own_config_file_is_a_setting_in_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "config.yaml").write_text("models: []\n")
+    crashed = CheckResult(
+        name="turns",
+        ok=False,
+        summary="the agent raised AgentFailed",
+        traceback="ValueError: No chat models are configured. Please configure at least one "
+        "model in config.yaml.",
+    )
+
+    found = diagnose([crashed], tmp_path, python=sys.executable)
+
+    assert found is not None and found.kind == "needs_setting"
+    assert found.summary.startswith("the agent needs a value in src/config.yaml: No chat models")
+    assert found.fix.startswith("fill in src/config.yaml")
+
+
+def test_a_turn_stopped_while_waiting_on_a_tool_server_names_it(tmp_path: Path) -> None:
+    (tmp_path / "agent.json").write_text(
+        json.dumps(
+            {
+                "graph_id": "g",
+                "graph_spec": "./g.py:graph",
+                "config_file": "langgraph.json",
+                "input_field": "messages",
+                "output_field": "messages",
+                "tool_servers": ["browser: npx @playwright/mcp@latest (stdio)"],
+            }
+        )
+    )
+    stopped = CheckResult(
+        name="turns",
+        ok=False,
+        summary="message 'Hello!': deadline_exceeded: the agent took too long on that",
+    )
+
+    found = diagnose([stopped], tmp_path, python=sys.executable)
+
+    assert found is not None and (found.kind, found.severity) == ("needs_tool_server", "warning")
+    assert found.summary == "browser: npx @playwright/mcp@latest (stdio)"
