@@ -93,6 +93,13 @@ _COMMAND_HOMES = {
 }
 #: A configuration file named in an error: ``config.yaml``, ``settings.json``.
 _CONFIG_NAME = re.compile(r"\b([\w.-]+\.(?:ya?ml|json|toml|ini|cfg))\b")
+#: A configuration class built with a field nothing gave: ``__init__() missing 1 required
+#: keyword-only argument: 'user_id'``.
+_MISSING_ARGUMENT = re.compile(
+    r"__init__\(\) missing \d+ required (?:keyword-only |positional )?argument: '(\w+)'"
+)
+#: Where a run's configuration class is built from ``config["configurable"]``.
+_CONFIGURABLE = ("configurable", "from_runnable_config", "Configuration")
 #: A number read from an unset variable: ``int(os.getenv("port"))``.
 _NONE_AS_NUMBER = re.compile(
     r"invalid literal for int\(\) with base \d+: 'None'|could not convert string to float: 'None'"
@@ -528,6 +535,11 @@ def _setting(failed: CheckResult, text: str) -> Diagnosis | None:
             else f'agent.json "context": {{"{field}": ...}} (the settings model {model})'
         )
         return _needs(failed, field, where, f"the setting {field!r} of {model}")
+    if (key := _last(_MISSING_ARGUMENT, text)) is not None and any(
+        marker in text for marker in _CONFIGURABLE
+    ):
+        where = f'agent.json "context": {{"{key}": ...}} (it reaches config["configurable"])'
+        return _needs(failed, key, where, "a configuration field")
     if (key := _last(_KEY_ERROR, text)) is not None:
         if _ENV_NAME.fullmatch(key) or key.isupper():
             where = f'the environment variable {key} (listed in agent.json "env")'

@@ -41,6 +41,9 @@ CheckName = Literal["import", "turns"]
 SAMPLE_MESSAGE = "Hello! What can you help me with?"
 #: The smoke test's session (its thread id).
 SESSION_ID = "smoke"
+#: The user the smoke test's session is for: a run on LangGraph's server with authentication has
+#: one (``configurable["user_id"]``), and agents that remember per user require it.
+SMOKE_USER = "smoke-user"
 #: How the names of credentials end (and any name holding ``API_KEY``): these get dummy values.
 CREDENTIAL_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 #: Credentials that switch an agent to a provider needing more than a key (Azure: its endpoint
@@ -178,7 +181,7 @@ async def _converse(plugin: Any, errors: _ErrorLog) -> list[tuple[str, Any, list
     scratch = Path(tempfile.mkdtemp(prefix="agent-import-smoke-"))
     registry = Registry({plugin.plugin_id: plugin}, {}, InMemorySaver(), InMemoryStore())
     context = RuntimeContext(Settings(), registry, AuditLog(scratch / "audit.jsonl"), [])
-    engine = await TurnEngine.create(context, plugin, SESSION_ID)
+    engine = await TurnEngine.create(context, plugin, SESSION_ID, user_id=SMOKE_USER)
     results = []
     async with engine.lock:
         await engine.open()

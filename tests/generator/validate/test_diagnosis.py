@@ -570,3 +570,23 @@ def test_a_turn_stopped_while_waiting_on_a_tool_server_names_it(tmp_path: Path) 
 
     assert found is not None and (found.kind, found.severity) == ("needs_tool_server", "warning")
     assert found.summary == "browser: npx @playwright/mcp@latest (stdio)"
+
+
+def test_a_configuration_field_nothing_gave_is_a_setting(tmp_path: Path) -> None:
+    crashed = CheckResult(
+        name="turns",
+        ok=False,
+        summary="the agent raised TypeError",
+        traceback=(
+            '  File "src/memory.py", line 20, in from_runnable_config\n'
+            "    return cls(**values)\n"
+            "TypeError: Configuration.__init__() missing 1 required keyword-only argument: "
+            "'store_name'"
+        ),
+    )
+
+    found = diagnose([crashed], tmp_path, python=sys.executable)
+
+    assert found is not None and found.kind == "needs_setting"
+    assert found.summary == "the agent needs a value for 'store_name'"
+    assert 'agent.json "context": {"store_name": ...}' in found.fix

@@ -5,6 +5,8 @@
   kept per session.
 * An agent that reads, when it loads, a settings file its repository ships only as an example
   (``settings.example.json``): the import proposes the file, made from the example.
+* A configuration dataclass requiring the ``user_id`` LangGraph's server puts in
+  ``configurable``: given the session's user (validation's session has one).
 * A graph an async function builds at import (``agent = asyncio.run(build_agent())``).
 * A graph file in a folder named like the library (``langgraph/langgraph.py``, no
   ``__init__.py``; or ``src/langgraph/agent.py`` where ``src`` is a package): its ``from
@@ -41,6 +43,7 @@ AGENTS = {
     "todo": ("src_package", "state"),
     "docs": ("async_built", "state"),
     "greeter": ("config_example", "state"),
+    "memory": ("memory_user", "state"),
 }
 
 
@@ -96,6 +99,7 @@ def test_validation_hears_each_entrypoints_own_answer(
     assert heard["greeter"].endswith(
         "text: Welcome aboard! You said: Hello! What can you help me with?. Have a good day."
     )
+    assert heard["memory"].endswith("text: Noted for smoke-user: Hello! What can you help me with?")
     assert heard["todo"].endswith("text: Added to your list: HELLO! WHAT CAN YOU HELP ME WITH?")
 
 
@@ -142,3 +146,17 @@ def test_a_settings_file_shipped_as_an_example_is_proposed_for_review(
 
     assert (src / "settings.json").read_text() == (src / "settings.example.json").read_text()
     assert "proposed src/settings.json from settings.example.json: review it" in render.summary
+
+
+@pytest.mark.parametrize("graph", ["configured", "made", "rebound"])
+def test_exports_as_projects_write_them_are_wrapped_and_answer(tmp_path: Path, graph: str) -> None:
+    """``.with_config()`` on a compiled graph, a no-argument function returning one, and a
+    builder's name rebound to its compiled graph (fixture ``bound_exports``)."""
+    repo = runtime_repo(tmp_path / "repo")
+    source = fixture_repo("bound_exports", tmp_path / "agent")
+
+    result = import_agent(options(source, graph, graph=graph), root=repo)
+
+    assert result.strategy == "wrapper" and result.validation.ok
+    heard = result.validation.checks[-1].transcript[-1]
+    assert heard.endswith("text: Heard 'Hello! What can you help me with?'.")
