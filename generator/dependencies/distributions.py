@@ -27,6 +27,14 @@ _PIP = re.compile(r"(?P<open>[`'\"]?)pip3?\s+install\s+(?P<args>[^\n]*)")
 #: Modules (a top-level name, or a namespace package's dotted path) whose distribution is not
 #: named like them. The longest listed prefix of an imported module wins.
 DISTRIBUTIONS = {
+    # LangGraph's savers and stores: parts of the ``langgraph`` folder, distributions of their own
+    "langgraph.checkpoint.postgres": "langgraph-checkpoint-postgres",
+    "langgraph.store.postgres": "langgraph-checkpoint-postgres",
+    "langgraph.checkpoint.sqlite": "langgraph-checkpoint-sqlite",
+    "langgraph.store.sqlite": "langgraph-checkpoint-sqlite",
+    "langgraph.checkpoint.redis": "langgraph-checkpoint-redis",
+    "langgraph.store.redis": "langgraph-checkpoint-redis",
+    "langgraph.checkpoint.mongodb": "langgraph-checkpoint-mongodb",
     "yaml": "pyyaml",
     "PIL": "pillow",
     "bs4": "beautifulsoup4",
