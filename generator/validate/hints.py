@@ -4,8 +4,10 @@ Tools often import their package when first called and say what to install when 
 ("Could not import wikipedia python package. Please install it with `pip install
 wikipedia`."): no static reading finds those. A failed validation's messages are read for such
 hints; each names a requirement that is proposed like an undeclared import (``proposed_for``
-quotes the hint), approved with ``--approve-deps`` and then installed before one more
-validation. A name of the repository's own projects is never proposed, nor LangGraph's server
+quotes the hint), as is the usual distribution of a module still missing where the plugin is
+checked (one the runtime provides, so not proposed at inspection, in an environment of its
+own). Each is approved with ``--approve-deps`` and then installed before one more validation.
+A name of the repository's own projects is never proposed, nor LangGraph's server
 (``generator/dependencies/server_packages.py``).
 """
 
@@ -18,13 +20,19 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from generator.dependencies.distributions import HINT_ORIGIN, pip_install_specs
+from generator.dependencies.distributions import (
+    HINT_ORIGIN,
+    USUAL_NAME,
+    distribution,
+    module_of,
+    pip_install_specs,
+)
 from generator.dependencies.isolation import is_isolated
 from generator.dependencies.server_packages import is_server_package
 from generator.models import Dependency
-from generator.validate.diagnosis import APPROVE_AGAIN
+from generator.validate.diagnosis import APPROVE_AGAIN, own_module_file
 from generator.validate.plugin import MissingDependency, Report
-from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
+from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK, SOURCE_FOLDER
 
 #: Why a dry run's failure names the import rather than --approve-deps.
 DRY_RUN = "a dry run installs nothing"
@@ -57,6 +65,21 @@ def hinted_requirements(report: Report, local: Collection[str] = ()) -> list[Dep
                         proposed_for=f"{_module(line) or name} (`pip install {spec}` "
                         f"in the {check.name} check)",
                     )
+    missing = report.missing
+    src = Path(report.folder) / SOURCE_FOLDER
+    if (
+        missing is not None
+        and missing.requirement is None
+        and own_module_file(missing.module, src) is None
+    ):
+        usual = distribution(module_of(missing.module))
+        if usual not in local and usual not in found and not is_server_package(usual):
+            found[usual] = Dependency(
+                name=usual,
+                spec=usual,
+                origin=USUAL_NAME,
+                proposed_for=f"{missing.module} (ModuleNotFoundError where the plugin is checked)",
+            )
     return list(found.values())
 
 

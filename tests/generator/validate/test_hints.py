@@ -136,3 +136,31 @@ def test_a_missing_module_in_a_dry_run_is_fixed_by_the_import_itself(tmp_path: P
     )
     assert "--approve-deps" not in dry.diagnosis.fix
     assert dry.diagnosis.fix.startswith("import again without --dry-run to install")
+
+
+def test_a_module_still_missing_where_the_plugin_is_checked_proposes_its_distribution(
+    tmp_path: Path,
+) -> None:
+    """The runtime provides ``langgraph.checkpoint.postgres`` (so the inspection proposed
+    nothing), but an environment of its own lacks it: its usual distribution is proposed, never
+    for a file of the agent's own."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "prompts.py").write_text("")
+    failed = CheckResult(name="import", ok=False, summary="ModuleNotFoundError")
+
+    def missing(module: str) -> Report:
+        return Report(
+            plugin_id="calc",
+            folder=str(tmp_path),
+            python="python",
+            sandbox=UNCONFINED,
+            checks=[failed],
+            missing=MissingDependency(module=module, requirement=None, hint="not installed"),
+        )
+
+    proposed = hinted_requirements(missing("langgraph.checkpoint.postgres.aio"))
+
+    assert [(d.spec, d.origin) for d in proposed] == [
+        ("langgraph-checkpoint-postgres", "usual distribution name")
+    ]
+    assert hinted_requirements(missing("prompts")) == []
