@@ -41,6 +41,7 @@ DRY_RUN = "a dry run installs nothing"
 _MISSING = re.compile(
     r"ImportError|ModuleNotFoundError|could not import|not installed|please install", re.I
 )
+_NO_MODULE = re.compile(r"No module named ['\"]([\w.]+)['\"]")
 _MODULE = re.compile(r"(?:[Cc]ould not import|No module named)\s+['\"`]?([\w.-]+)")
 
 
@@ -65,22 +66,27 @@ def hinted_requirements(report: Report, local: Collection[str] = ()) -> list[Dep
                         proposed_for=f"{_module(line) or name} (`pip install {spec}` "
                         f"in the {check.name} check)",
                     )
-    missing = report.missing
-    src = Path(report.folder) / SOURCE_FOLDER
-    if (
-        missing is not None
-        and missing.requirement is None
-        and own_module_file(missing.module, src) is None
-    ):
-        usual = distribution(module_of(missing.module))
+    for module in _missing_modules(report):
+        usual = distribution(module_of(module))
         if usual not in local and usual not in found and not is_server_package(usual):
             found[usual] = Dependency(
                 name=usual,
                 spec=usual,
                 origin=USUAL_NAME,
-                proposed_for=f"{missing.module} (ModuleNotFoundError where the plugin is checked)",
+                proposed_for=f"{module} (ModuleNotFoundError where the plugin is checked)",
             )
     return list(found.values())
+
+
+def _missing_modules(report: Report) -> list[str]:
+    """The modules the failed checks could not import (in process, or in an isolated worker,
+    whose error is its text), less the agent's own files."""
+    modules = [report.missing.module] if report.missing and not report.missing.requirement else []
+    for check in report.checks:
+        if not check.ok:
+            modules += _NO_MODULE.findall(f"{check.summary}\n{check.traceback or ''}")
+    src = Path(report.folder) / SOURCE_FOLDER
+    return [m for m in dict.fromkeys(modules) if own_module_file(m, src) is None]
 
 
 def unapproved(report: Report, hinted: list[Dependency], *, dry_run: bool = False) -> Report:

@@ -164,3 +164,17 @@ def test_a_module_still_missing_where_the_plugin_is_checked_proposes_its_distrib
         ("langgraph-checkpoint-postgres", "usual distribution name")
     ]
     assert hinted_requirements(missing("prompts")) == []
+    crashed = CheckResult(
+        name="turns",
+        ok=False,
+        summary="the calc worker exited (code 1): ModuleNotFoundError: No module named "
+        "'langgraph.checkpoint.sqlite'",
+    )
+    in_worker = Report(
+        plugin_id="calc",
+        folder=str(tmp_path),
+        python="python",
+        sandbox=UNCONFINED,
+        checks=[crashed],
+    )
+    assert [d.spec for d in hinted_requirements(in_worker)] == ["langgraph-checkpoint-sqlite"]
