@@ -25,6 +25,7 @@ from generator.dependencies.distributions import (
     USUAL_NAME,
     distribution,
     module_of,
+    needs_more_parts,
     pip_install_specs,
 )
 from generator.dependencies.isolation import is_isolated
@@ -80,13 +81,18 @@ def hinted_requirements(report: Report, local: Collection[str] = ()) -> list[Dep
 
 def _missing_modules(report: Report) -> list[str]:
     """The modules the failed checks could not import (in process, or in an isolated worker,
-    whose error is its text), less the agent's own files."""
+    whose error is its text), less the agent's own files and a namespace's bare top (``google``
+    names no project)."""
     modules = [report.missing.module] if report.missing and not report.missing.requirement else []
     for check in report.checks:
         if not check.ok:
             modules += _NO_MODULE.findall(f"{check.summary}\n{check.traceback or ''}")
     src = Path(report.folder) / SOURCE_FOLDER
-    return [m for m in dict.fromkeys(modules) if own_module_file(m, src) is None]
+    return [
+        module
+        for module in dict.fromkeys(modules)
+        if own_module_file(module, src) is None and not needs_more_parts(module)
+    ]
 
 
 def unapproved(report: Report, hinted: list[Dependency], *, dry_run: bool = False) -> Report:
