@@ -414,7 +414,10 @@ def only_index(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Make ``folder`` (of ``wheel`` files) the only package index uv reads, as ``--no-index
     --find-links folder``: nothing is fetched from the network."""
     folder.mkdir(parents=True, exist_ok=True)
-    monkeypatch.setenv("UV_NO_INDEX", "1")
+    # uv reads no variable for --no-index: an empty default index stands for it.
+    empty = folder.with_name(folder.name + "-no-index")
+    empty.mkdir(exist_ok=True)
+    monkeypatch.setenv("UV_DEFAULT_INDEX", empty.as_uri())
     monkeypatch.setenv("UV_FIND_LINKS", str(folder))
     return folder
 

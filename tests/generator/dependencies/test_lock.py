@@ -54,6 +54,7 @@ def test_the_lock_keeps_the_projects_version_where_it_fits(
     index = tmp_path / "index"
     wheel(index, "beta-pkg", "beta_pkg", "1.0")
     wheel(index, "beta-pkg", "beta_pkg", "2.0")
+    wheel(index, "langgraph", "langgraph", "1.2.0")  # what every lock gets (SERVER_IMAGE)
     only_index(index, monkeypatch)
 
     newest = compile_lock(["beta-pkg>=1"], "3.11", local_packages=[])
@@ -72,10 +73,12 @@ def test_langgraph_is_locked_though_the_agent_never_names_it(
     LangGraph, so the agent imports it; its worker does too."""
     index = tmp_path / "index"
     wheel(index, "beta-pkg", "beta_pkg", "1.0")
+    wheel(index, "langgraph", "langgraph", "1.0.5")
+    wheel(index, "langgraph", "langgraph", "1.2.0")
     only_index(index, monkeypatch)
 
     locked = pinned(compile_lock(["beta-pkg"], "3.11", local_packages=[]))
     own = pinned(compile_lock(["beta-pkg", "langgraph<1.1"], "3.11", local_packages=[]))
 
-    assert "langgraph" in locked and "beta-pkg" in locked
-    assert own["langgraph"].startswith("1.0.")  # the agent's own range, never widened
+    assert (locked["langgraph"], locked["beta-pkg"]) == ("1.2.0", "1.0")
+    assert own["langgraph"] == "1.0.5"  # the agent's own range, never widened
