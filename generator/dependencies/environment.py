@@ -126,7 +126,17 @@ def check_dependencies(dependencies: Iterable[Dependency]) -> DependencyReport:
 def check_requirements_file(path: Path) -> DependencyReport:
     """``check_dependencies`` for a rendered plugin's ``requirements.txt``."""
     lines = read_requirements(path)
-    return check_dependencies(Dependency(name=line, spec=line, origin=path.name) for line in lines)
+    return check_dependencies(
+        Dependency(name=requirement_name(line), spec=line, origin=path.name) for line in lines
+    )
+
+
+def requirement_name(line: str) -> str:
+    """The canonical name a ``requirements.txt`` line requires (the line, if it is none)."""
+    try:
+        return canonicalize_name(Requirement(line).name)
+    except InvalidRequirement:
+        return line
 
 
 def requirement_for_module(module: str, requirements: Iterable[str]) -> str | None:

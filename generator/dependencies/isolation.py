@@ -34,8 +34,7 @@ from generator.validate.plugin import Report, validate
 from generator.validate.processes import run_tree
 from runtime.contract.agent import EnvironmentSpec, load_agent_spec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, REQUIREMENTS_LOCK
-from runtime.isolated.envs import ENVS_DIR_ENV, find_uv
-from runtime.isolated.pythons import find_python
+from runtime.isolated.envs import ENVS_DIR_ENV, has_python
 
 #: Where ``found_python`` looks, for a message.
 LOOKED = "looked in uv's Pythons, PATH, pyenv, asdf and conda"
@@ -72,7 +71,7 @@ def decide(
     one is on this machine; when none is, it is decided as any other and validated on the
     runtime's Python, with a warning (``asked_python``). Nothing is installed."""
     need = needed_for(inspection)
-    if need is not None and found_python(need.required):
+    if need is not None and has_python(need.required):
         reason, python = need.describe(), need.required
         asked = None
     else:
@@ -122,16 +121,10 @@ def conflict_reason(plugin_id: str, conflict: RequirementsConflict) -> str:
     return f"{', '.join(mine)} conflicts with {' and '.join(theirs)}"
 
 
-def found_python(request: str) -> bool:
-    """Whether a Python ``request`` (``3.12``) is on this machine where users keep one (uv's,
-    PATH, pyenv, asdf, conda), as the runtime finds it to build the environment."""
-    return find_python(request, uv=find_uv()) is not None
-
-
 def find_python_version(request: str, *, why: str) -> str:
     """``request``, when ``found_python``; else one line saying which is needed (``why``),
     where it was looked for and how to provide it."""
-    if not found_python(request):
+    if not has_python(request):
         raise AgentImportError(
             f"{why}, and no Python {request} is on this machine ({LOOKED}): provide one with "
             f"`uv python install {request}`, then try again"

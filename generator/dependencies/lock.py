@@ -19,7 +19,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from generator.dependencies.conflicts import RESOLVE_TIMEOUT_S, explanation
-from generator.dependencies.environment import DependencyReport
+from generator.dependencies.environment import DependencyReport, requirement_name
 from generator.errors import AgentImportError
 from generator.validate.processes import run_tree
 from runtime.contract.layout import REQUIREMENTS_FILE, REQUIREMENTS_LOCK
@@ -60,7 +60,7 @@ def compile_lock(
     resolved on their own, or when the resolution would fetch one of the repository's
     ``local_packages`` from the index.
     """
-    named = {_requirement_name(line) for line in requirements}
+    named = {requirement_name(line) for line in requirements}
     wanted = [*requirements, *(name for name in SERVER_IMAGE if name not in named)]
     with tempfile.TemporaryDirectory(prefix="agent-import-lock-") as scratch:
         folder = Path(scratch)
@@ -119,11 +119,6 @@ def _registry_pins(packages: list[object]) -> list[str]:
         if isinstance(name, str) and isinstance(version, str) and not local:
             versions.setdefault(canonicalize_name(name), set()).add(version)
     return [f"{name}=={next(iter(v))}" for name, v in sorted(versions.items()) if len(v) == 1]
-
-
-def _requirement_name(line: str) -> str:
-    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
-    return canonicalize_name(match[1]) if match else line
 
 
 def pinned(lock: str) -> dict[str, str]:

@@ -16,7 +16,6 @@ import os
 import shutil
 from pathlib import Path
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +25,7 @@ from generator.dependencies.environment import (
     check_dependencies,
     install_approved,
     read_requirements,
+    requirement_name,
 )
 from generator.dependencies.isolation import (
     Decision,
@@ -148,7 +148,7 @@ def retry_in_place(
     if report.ok:
         return report, []
     requirements = read_requirements(folder / REQUIREMENTS_FILE)
-    known = {_name(line) for line in requirements}
+    known = {requirement_name(line) for line in requirements}
     local = _own_names(folder)
     hinted = [d for d in hinted_requirements(report, local) if d.name not in known]
     if not hinted:
@@ -225,13 +225,6 @@ def _own_names(folder: Path) -> list[str]:
     projects = [project_name(p.parent) for p in src.rglob("pyproject.toml")]
     packages = [p.parent.name for p in [*src.glob("*/__init__.py"), *src.glob("*/*/__init__.py")]]
     return sorted({canonicalize_name(n) for n in [*projects, *packages] if n})
-
-
-def _name(line: str) -> str:
-    try:
-        return canonicalize_name(Requirement(line).name)
-    except InvalidRequirement:
-        return line
 
 
 def _read(path: Path) -> str | None:

@@ -210,7 +210,7 @@ def _update(
                 return result("invalid", changes, files=files, conflicts=invalid)
             environment = read_agent(staged).environment
             relock = bool(changes.requirements_added or changes.requirements_removed)
-            checked = Staged(
+            staging = Staged(
                 root=root,
                 folder=staged,
                 environment=environment,
@@ -218,8 +218,10 @@ def _update(
                 local_packages=plan.local_packages,
                 relock=relock,
             )
+            # The environment is the import's decision, reviewed: a conflict refuses, as with
+            # --shared-env, rather than deciding it again.
             asked = Asked(approve_deps=options.approve_deps, shared_env=True)
-            outcome = validate_staged(job.dependencies(checked, step, asked), step, asked)
+            outcome = validate_staged(job.dependencies(staging, step, asked), step, asked)
             report = outcome.report
             files = gitops.changed_files(tree, staged)  # a lock or hinted requirement written
             if report.ok:

@@ -43,8 +43,7 @@ from generator.render.template import read_answers
 from generator.validate.smoke import NOT_TRIED, CheckName, CheckResult
 from runtime.contract.agent import EnvironmentSpec
 from runtime.contract.layout import AGENT_FILE, REQUIREMENTS_FILE, SOURCE_FOLDER
-from runtime.isolated.envs import find_uv
-from runtime.isolated.pythons import find_python
+from runtime.isolated.envs import has_python
 
 if TYPE_CHECKING:
     from runtime.contract.agent import AgentSpec
@@ -283,7 +282,7 @@ def _python_fix(version: str, *, own: bool) -> str:
     """How to run the agent on Python ``version``: found here, an environment of its own on
     it needs the import approved; not found, the one command that installs it first."""
     again = f"{APPROVE_AGAIN} --force: {OWN_ENVIRONMENT} gets Python {version}"
-    if find_python(version, uv=find_uv()) is not None:
+    if has_python(version):
         return again
     return f"install it with `uv python install {version}`, then {again}"
 

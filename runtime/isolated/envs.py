@@ -132,6 +132,16 @@ def find_uv() -> list[str]:
     raise EnvBuildError("uv is not installed: run `python3 dev.py` or `pip install uv`")
 
 
+def has_python(version: str) -> bool:
+    """Whether a Python ``version`` (``3.12``) is on this machine where users keep one, as
+    ``interpreter_path`` would find it (without uv when uv is not installed)."""
+    try:
+        uv: list[str] | None = find_uv()
+    except EnvBuildError:
+        uv = None
+    return find_python(version, uv=uv) is not None
+
+
 def interpreter_path(uv: list[str], version: str | None) -> str:
     """The interpreter of Python ``version`` (``3.12``) on this machine, wherever it is kept
     (uv's, PATH, pyenv, asdf, conda: ``pythons.find_python``); none asked: the runtime's."""
