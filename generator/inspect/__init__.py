@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.dependencies.declared import dependencies
-from generator.dependencies.undeclared import undeclared
+from generator.dependencies.undeclared import reachable_modules, undeclared
 from generator.inspect import builders, prebuilts
 from generator.inspect.config import load_config, with_vendored
 from generator.inspect.config_files import proposed_files
@@ -61,15 +61,16 @@ def inspect_source(
     interpreter = Interpreter(project, _HANDLERS)
     graphs = [inspect_graph(interpreter, spec) for spec in project_config.graphs]
     entry_files = [root / spec.path for spec in project_config.graphs]
+    agent_code = reachable_modules(project, entry_files)  # read once for what follows
     return Inspection(
         source=source,
         config_file=project_config.config_file,
         config_extra_keys=project_config.extra_keys,
         python_version=project_config.python_version,
         env=project_config.env,
-        environment=environment_variables(project, project_config, entry_files),
-        tool_servers=tool_servers(project, entry_files),
-        proposed_files=proposed_files(project, entry_files),
+        environment=environment_variables(project, project_config, agent_code),
+        tool_servers=tool_servers(project, agent_code),
+        proposed_files=proposed_files(project, agent_code),
         import_roots=project_config.import_roots,
         graphs=graphs,
         dependencies=declared

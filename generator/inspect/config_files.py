@@ -14,8 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from generator.dependencies.undeclared import reachable_modules
-from generator.inspect.modules import Project
+from generator.inspect.modules import Module, Project
 from generator.models import ProposedFile
 from generator.paths import TOOL_FOLDERS
 
@@ -29,13 +28,13 @@ _EXAMPLE = re.compile(
 MAX_DEPTH = 4
 
 
-def proposed_files(project: Project, entry_files: list[Path]) -> list[ProposedFile]:
-    """Each example whose real file is missing and named in the agent's code, once."""
+def proposed_files(project: Project, modules: list[Module]) -> list[ProposedFile]:
+    """Each example whose real file is missing and named in the agent's code (``modules``)."""
     examples = [(path, _target(path)) for path in _examples(project.root)]
     wanted = [(path, target) for path, target in examples if target and not target.exists()]
     if not wanted:
         return []
-    code = b"\n".join(module.data for module in reachable_modules(project, entry_files))
+    code = b"\n".join(module.data for module in modules)
     root = project.root
     return [
         ProposedFile(

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from generator.dependencies.undeclared import reachable_modules
 from generator.inspect.config import ProjectConfig
-from generator.inspect.modules import Project, find_nodes
+from generator.inspect.modules import Module, Project, find_nodes
 from generator.models import EnvVar
 from generator.paths import is_inside
 
@@ -26,13 +25,13 @@ _NAME = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 
 
 def environment_variables(
-    project: Project, config: ProjectConfig, entry_files: list[Path]
+    project: Project, config: ProjectConfig, modules: list[Module]
 ) -> list[EnvVar]:
     """Every variable once: required wins over optional, the first place seen is kept."""
     found: dict[str, EnvVar] = {}
     for name in _config_names(project, config):
         found.setdefault(name, EnvVar(name=name, required=True, origin=config.config_file))
-    for module in reachable_modules(project, entry_files):
+    for module in modules:
         reads: list[tuple[cst.CSTNode, tuple[str, bool]]] = [
             (node, read)
             for node in find_nodes(module.tree, cst.Subscript, cst.Call)

@@ -13,11 +13,9 @@ configuration files (``*mcp*.json`` with ``mcpServers`` or ``servers``).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import libcst as cst
 
-from generator.dependencies.undeclared import reachable_modules
 from generator.inspect.modules import Module, Project, find_nodes
 from generator.models import ToolServer
 
@@ -25,10 +23,11 @@ from generator.models import ToolServer
 MAX_CONFIG_FILES = 20
 
 
-def tool_servers(project: Project, entry_files: list[Path]) -> list[ToolServer]:
-    """Every server once (by what it runs or where it is), in the order found."""
+def tool_servers(project: Project, modules: list[Module]) -> list[ToolServer]:
+    """Every server once (by what it runs or where it is), in the order found in the agent's
+    ``modules``, then in the repository's configuration files."""
     found: dict[str, ToolServer] = {}
-    for module in reachable_modules(project, entry_files):
+    for module in modules:
         for server in _in_code(module):
             found.setdefault(server.target, server)
     for server in _in_config_files(project):
